@@ -1,0 +1,71 @@
+# shmemcomm: kernel module, library, tools and tests.
+#
+#   make            the library and the test programs (into build/)
+#   make kmod       build/kmod/shmemcomm.ko against Debian's installed headers
+#   make check      everything: setup, unit, KUnit (UML), guest (real kernel)
+#   make run        the main job in a guest with the module loaded
+#   make checkpatch checkpatch.pl --strict on kmod/ and uapi/
+
+KVER ?= $(shell . scripts/lib.sh && kernel_abi)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+BUILD := build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread
+CPPFLAGS += -Iinclude -Ilib -Iuapi -Itests/common
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRCS := $(wildcard lib/*/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libshmemcomm.a
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
+GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
+GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
+	$(filter-out tests/guest/guest.c,$(wildcard tests/guest/*.c)))
+GUEST_LIBS_rdma := -libverbs
+GUEST_LIBS_dmabuf := -libverbs
+
+.PHONY: all kmod check run checkpatch clean
+all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+# Host unit tests build the library sources again with the sanitizers.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS)
+
+$(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(GUEST_LIBS_$*)
+
+# Kbuild writes its objects beside the sources; a tree of links under
+# build/ keeps them out of kmod/.
+kmod:
+	@mkdir -p $(BUILD)/kbuild/kmod
+	@ln -sfn $(CURDIR)/uapi $(BUILD)/kbuild/uapi
+	@ln -sf $(CURDIR)/Kbuild $(BUILD)/kbuild/Kbuild
+	@for f in $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) kmod/Kbuild; do ln -sf $(CURDIR)/$$f $(BUILD)/kbuild/$$f; done
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD)/kbuild modules
+	@ln -sf kbuild/kmod/shmemcomm.ko $(BUILD)/shmemcomm.ko
+
+check:
+	scripts/check
+
+run: all kmod
+	scripts/guest-run -- tests/guest/run-demo
+
+checkpatch:
+	perl $(shell . scripts/lib.sh && checkpatch) --strict --no-tree --terse -f \
+		$(wildcard kmod/*.[ch] uapi/linux/*.h)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

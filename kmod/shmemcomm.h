@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internals shared by the files of shmemcomm.ko. Nothing here crosses to
+ * userspace; the ABI is uapi/linux/shmemcomm.h.
+ */
+#ifndef SHMEMCOMM_INTERNAL_H
+#define SHMEMCOMM_INTERNAL_H
+
+#include <linux/bits.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/sched/user.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+#include <linux/shmemcomm.h>
+
+#define SHMEMCOMM_CHUNK_ORDER	(21 - PAGE_SHIFT)	/* 2 MiB */
+#define SHMEMCOMM_CHUNK_PAGES	BIT(SHMEMCOMM_CHUNK_ORDER)
+#define SHMEMCOMM_MAX_REGION_SIZE BIT_ULL(40)	/* 1 TiB */
+
+/**
+ * struct shmemcomm_region - pinned pages, shared by every file that maps them
+ * @kref:		held by each region file, each VMA and each dma-buf;
+ *			the handle table holds none
+ * @lock:		orders revoke against mmap and fault, so that no
+ *			importer PTE survives a revoke
+ * @inode:		one address_space for all files of the region, so that
+ *			revoke zaps every mapping at once
+ * @pages:		@nr_pages independent (split) pages
+ * @nr_pages:		region size in pages
+ * @nr_chunks:		how many SHMEMCOMM_CHUNK_PAGES runs are contiguous
+ * @numa_node:		node asked for at create, or NUMA_NO_NODE
+ * @memlock_user:	the user charged for RLIMIT_MEMLOCK, NULL if none was
+ * @owner_uid:		creator's euid, for import checks
+ * @owner_gid:		creator's egid, for import checks
+ * @handle_node:	in the handle table once exported
+ * @handle:		0 until exported; never changes after
+ * @export_flags:	SHMEMCOMM_EXPORT_* given at export
+ * @revoked:		set under both @lock and the handle table lock
+ */
+struct shmemcomm_region {
+	struct kref kref;
+	struct mutex lock;	/* see @lock above */
+	struct inode *inode;
+	struct page **pages;
+	unsigned long nr_pages;
+	unsigned int nr_chunks;
+	int numa_node;
+	struct user_struct *memlock_user;
+	kuid_t owner_uid;
+	kgid_t owner_gid;
+	struct hlist_node handle_node;
+	u64 handle;
+	u32 export_flags;
+	bool revoked;
+};
+
+/**
+ * struct shmemcomm_region_file - private_data of a region file
+ * @region:	the region, one reference held
+ * @owner:	made by CREATE rather than IMPORT: may export and revoke, and
+ *		keeps access after a revoke
+ */
+struct shmemcomm_region_file {
+	struct shmemcomm_region *region;
+	bool owner;
+};
+
+/* main.c: module-wide limits and counters */
+extern atomic_long_t shmemcomm_pinned_pages;
+extern atomic_long_t shmemcomm_live_regions;
+unsigned long shmemcomm_max_pinned_pages(void);
+struct vfsmount *shmemcomm_mount(void);
+#if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
+unsigned long shmemcomm_test_set_max_pinned_mb(unsigned long mb);
+#endif
+
+/* region.c */
+bool shmemcomm_charge(atomic_long_t *counter, unsigned long pages,
+		      unsigned long limit);
+int shmemcomm_validate_create(const struct shmemcomm_create *args);
+struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node);
+void shmemcomm_region_put(struct shmemcomm_region *region);
+struct file *shmemcomm_region_file_open(struct shmemcomm_region *region,
+					bool owner, bool writable);
+bool shmemcomm_is_region_file(const struct file *file);
+long shmemcomm_ioctl_create(void __user *uarg);
+bool shmemcomm_reserved_zero(const void *reserved, size_t len);
+
+/* export.c */
+int shmemcomm_validate_export(const struct shmemcomm_export *args);
+int shmemcomm_validate_import(const struct shmemcomm_import *args);
+int shmemcomm_import_access(u32 export_flags, u32 import_flags,
+			    bool same_uid, bool in_group);
+int shmemcomm_handle_publish(struct shmemcomm_region *region, u32 flags);
+struct shmemcomm_region *shmemcomm_handle_get(u64 handle);
+void shmemcomm_handle_unpublish(struct shmemcomm_region *region);
+int shmemcomm_region_revoke(struct shmemcomm_region_file *rf);
+long shmemcomm_ioctl_export(struct shmemcomm_region_file *rf, void __user *uarg);
+long shmemcomm_ioctl_import(void __user *uarg);
+long shmemcomm_ioctl_revoke(struct shmemcomm_region_file *rf, void __user *uarg);
+
+/* mmap.c */
+int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* dmabuf.c */
+long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);
+
+/*
+ * Gives @file to userspace as a close-on-exec fd, after writing the result
+ * through @uarg so that a failed copy leaves no fd behind. Consumes @file.
+ */
+int shmemcomm_install_fd(struct file *file, void __user *uarg,
+			 void *args, size_t args_size, __s32 *fd_field);
+
+#endif /* SHMEMCOMM_INTERNAL_H */

@@ -1,0 +1,208 @@
+#include "mem/kmod.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+const char *sc_kmod_device_path(void)
+{
+	const char *env = getenv("SHMEMCOMM_DEVICE");
+
+	return env && *env ? env : SHMEMCOMM_DEVICE_PATH;
+}
+
+int sc_kmod_check_abi(const struct shmemcomm_info *info, char *why, size_t len)
+{
+	if (info->abi_major == SHMEMCOMM_ABI_MAJOR)
+		return 0;
+	snprintf(why, len,
+		 "%s speaks ABI %" PRIu32 ".%" PRIu32 " but this libshmemcomm needs ABI major %d (it was built for %d.%d): load the shmemcomm.ko that came with this library",
+		 sc_kmod_device_path(), info->abi_major, info->abi_minor,
+		 SHMEMCOMM_ABI_MAJOR, SHMEMCOMM_ABI_MAJOR, SHMEMCOMM_ABI_MINOR);
+	return -EPROTO;
+}
+
+static int ioctl_errno(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+int sc_kmod_refresh_info(struct sc_kmod *dev)
+{
+	memset(&dev->info, 0, sizeof(dev->info));
+	return ioctl_errno(dev->fd, SHMEMCOMM_IOC_GET_INFO, &dev->info);
+}
+
+int sc_kmod_open(struct sc_kmod *dev)
+{
+	const char *path = sc_kmod_device_path();
+	char why[512];
+	int err;
+
+	dev->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (dev->fd < 0) {
+		err = -errno;
+		if (err == -ENOENT)
+			sc_error("cannot open %s: it does not exist; load the module (insmod shmemcomm.ko) or use SHMEMCOMM_TRANSPORT=memfd",
+				 path);
+		else if (err == -EACCES)
+			sc_error("cannot open %s: permission denied; the module parameters dev_mode and dev_gid set who may open it",
+				 path);
+		else
+			sc_error("cannot open %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = sc_kmod_refresh_info(dev);
+	if (err) {
+		sc_error("GET_INFO on %s failed: %s; is it really shmemcomm.ko?", path,
+			 strerror(-err));
+		goto err_close;
+	}
+	err = sc_kmod_check_abi(&dev->info, why, sizeof(why));
+	if (err) {
+		sc_error("%s", why);
+		goto err_close;
+	}
+	sc_debug("%s: ABI %u.%u, features %#llx", path, dev->info.abi_major,
+		 dev->info.abi_minor, (unsigned long long)dev->info.features);
+	return 0;
+
+err_close:
+	close(dev->fd);
+	dev->fd = -1;
+	return err;
+}
+
+void sc_kmod_close(struct sc_kmod *dev)
+{
+	if (dev->fd >= 0)
+		close(dev->fd);
+	dev->fd = -1;
+}
+
+static void explain_create_error(struct sc_kmod *dev, uint64_t size, int numa_node,
+				 int err)
+{
+	struct rlimit memlock;
+
+	switch (err) {
+	case -EINVAL:
+		sc_error("cannot create a region of %" PRIu64 " bytes on NUMA node %d: the size must be 1..%llu bytes and the node online",
+			 size, numa_node, (unsigned long long)dev->info.max_region_size);
+		break;
+	case -EPERM:
+		sc_kmod_refresh_info(dev);
+		sc_error("cannot create a region of %" PRIu64 " bytes: the module-wide cap is reached (%llu of %llu bytes pinned); raise /sys/module/shmemcomm/parameters/max_pinned_mb",
+			 size, (unsigned long long)dev->info.pinned,
+			 (unsigned long long)dev->info.max_pinned);
+		break;
+	case -ENOMEM:
+		getrlimit(RLIMIT_MEMLOCK, &memlock);
+		sc_error("cannot create a region of %" PRIu64 " bytes: over RLIMIT_MEMLOCK (%llu bytes; raise ulimit -l or grant CAP_IPC_LOCK) or out of memory (dmesg says which)",
+			 size, (unsigned long long)memlock.rlim_cur);
+		break;
+	default:
+		sc_error("cannot create a region of %" PRIu64 " bytes: %s", size,
+			 strerror(-err));
+	}
+}
+
+int sc_kmod_create(struct sc_kmod *dev, uint64_t size, int numa_node,
+		   struct sc_kmod_region *region)
+{
+	struct shmemcomm_create args = { .size = size, .numa_node = numa_node };
+	int err;
+
+	memset(region, 0, sizeof(*region));
+	region->fd = -1;
+	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_CREATE, &args);
+	if (err) {
+		explain_create_error(dev, size, numa_node, err);
+		return err;
+	}
+	region->fd = args.fd;
+	region->size = args.size;
+	return 0;
+}
+
+int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags)
+{
+	struct shmemcomm_export args = { .flags = flags };
+	int err;
+
+	err = ioctl_errno(region->fd, SHMEMCOMM_IOC_EXPORT, &args);
+	if (err) {
+		sc_error("cannot export a region with flags %#x: %s", flags,
+			 strerror(-err));
+		return err;
+	}
+	region->handle = args.handle;
+	return 0;
+}
+
+int sc_kmod_import(struct sc_kmod *dev, uint64_t handle, uint32_t flags,
+		   struct sc_kmod_region *region)
+{
+	struct shmemcomm_import args = { .handle = handle, .flags = flags };
+	int err;
+
+	memset(region, 0, sizeof(*region));
+	region->fd = -1;
+	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_IMPORT, &args);
+	if (err) {
+		/* callers that expect a refusal check the errno, not the log */
+		sc_info("cannot import handle %#" PRIx64 ": %s", handle,
+			err == -EKEYREVOKED ? "the owner revoked it" : strerror(-err));
+		return err;
+	}
+	region->fd = args.fd;
+	region->size = args.size;
+	region->handle = handle;
+	return 0;
+}
+
+int sc_kmod_revoke(struct sc_kmod_region *region)
+{
+	struct shmemcomm_revoke args = { 0 };
+
+	return ioctl_errno(region->fd, SHMEMCOMM_IOC_REVOKE, &args);
+}
+
+int sc_kmod_region_info(const struct sc_kmod_region *region,
+			struct shmemcomm_region_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ioctl_errno(region->fd, SHMEMCOMM_IOC_REGION_INFO, info);
+}
+
+int sc_kmod_map(struct sc_kmod_region *region, int writable)
+{
+	int prot = PROT_READ | (writable ? PROT_WRITE : 0);
+	void *addr;
+
+	addr = mmap(NULL, region->size, prot, MAP_SHARED, region->fd, 0);
+	if (addr == MAP_FAILED)
+		return -errno;
+	region->addr = addr;
+	region->mapped = region->size;
+	return 0;
+}
+
+void sc_kmod_release(struct sc_kmod_region *region)
+{
+	if (region->addr)
+		munmap(region->addr, region->mapped);
+	if (region->fd >= 0)
+		close(region->fd);
+	memset(region, 0, sizeof(*region));
+	region->fd = -1;
+}

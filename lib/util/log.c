@@ -1,0 +1,38 @@
+#include "util/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const level_names[] = { "error", "warn", "info", "debug" };
+
+enum sc_log_level sc_log_threshold(void)
+{
+	const char *env = getenv("SHMEMCOMM_LOG");
+	static int warned;
+
+	if (!env || !*env)
+		return SC_LOG_WARN;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(env, level_names[i]))
+			return (enum sc_log_level)i;
+	if (!warned++)
+		fprintf(stderr, "shmemcomm: warn: SHMEMCOMM_LOG='%s' is not one of error, warn, info, debug; using warn\n",
+			env);
+	return SC_LOG_WARN;
+}
+
+void sc_log(enum sc_log_level level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (level > sc_log_threshold())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* one write per line, so lines of concurrent ranks do not interleave */
+	fprintf(stderr, "shmemcomm: %s: %s\n", level_names[level], line);
+}

@@ -1,0 +1,43 @@
+# Shared by the scripts in this folder: where the caches live and which
+# Debian kernel we build against and boot. Sourced, never run.
+
+SHMEMCOMM_CACHE=${SHMEMCOMM_CACHE:-/var/cache/shmemcomm}
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+log() {
+	echo "[$(basename "$0")] $*" >&2
+}
+
+# The ABI Debian currently ships (e.g. 6.1.0-57-amd64). Resolved at run time
+# because the archive moves on; SHMEMCOMM_KVER pins it when needed.
+kernel_abi() {
+	if [ -n "${SHMEMCOMM_KVER:-}" ]; then
+		echo "$SHMEMCOMM_KVER"
+		return
+	fi
+	local k
+	k=$(apt-cache depends linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-\([0-9].*-amd64\)$/\1/p' | head -n1)
+	if [ -z "$k" ]; then
+		k=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1)
+		k=${k#/usr/src/linux-headers-}
+	fi
+	[ -n "$k" ] || die "cannot resolve the Debian kernel ABI: run scripts/setup first"
+	echo "$k"
+}
+
+kernel_image_dir() {
+	echo "$SHMEMCOMM_CACHE/kernel/$1"
+}
+
+linux_source_dir() {
+	echo "$SHMEMCOMM_CACHE/linux-source-6.1"
+}
+
+checkpatch() {
+	echo "$(linux_source_dir)/scripts/checkpatch.pl"
+}

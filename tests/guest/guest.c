@@ -1,0 +1,163 @@
+#include "guest.h"
+
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+long long read_number(const char *path)
+{
+	long long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		FAIL("cannot open %s: %s", path, strerror(errno));
+	if (fscanf(f, "%lld", &v) != 1)
+		FAIL("%s holds no number", path);
+	fclose(f);
+	return v;
+}
+
+void write_string(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(value, f) < 0 || fclose(f))
+		FAIL("cannot write '%s' to %s: %s", value, path, strerror(errno));
+}
+
+long long vmstat(const char *name)
+{
+	char key[128];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		FAIL("cannot open /proc/vmstat: %s", strerror(errno));
+	while (fscanf(f, "%127s %lld", key, &v) == 2)
+		if (!strcmp(key, name)) {
+			fclose(f);
+			return v;
+		}
+	FAIL("/proc/vmstat has no %s", name);
+}
+
+void read_counters(struct counters *c)
+{
+	c->pinned_pages = read_number(SYSFS_DIR "pinned_pages");
+	c->live_regions = read_number(SYSFS_DIR "live_regions");
+	c->foll_pins = vmstat("nr_foll_pin_acquired") - vmstat("nr_foll_pin_released");
+}
+
+void expect_counters(const struct counters *baseline)
+{
+	struct counters now;
+
+	for (int i = 0; i < 500; i++) {
+		read_counters(&now);
+		if (!memcmp(&now, baseline, sizeof(now)))
+			return;
+		usleep(10000);
+	}
+	FAIL("counters not back at baseline: pinned_pages %lld (was %lld), live_regions %lld (was %lld), FOLL_PIN pins %lld (was %lld)",
+	     now.pinned_pages, baseline->pinned_pages, now.live_regions,
+	     baseline->live_regions, now.foll_pins, baseline->foll_pins);
+}
+
+void open_device(struct sc_kmod *dev)
+{
+	CHECK_OK(sc_kmod_open(dev));
+}
+
+void become(uid_t uid, gid_t gid)
+{
+	CHECK(setgroups(0, NULL) == 0);
+	CHECK(setgid(gid) == 0);
+	CHECK(setuid(uid) == 0);
+}
+
+int run_child(int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid)
+		_exit(fn(arg));
+	CHECK(waitpid(pid, &status, 0) == pid);
+	return status;
+}
+
+void expect_child_ok(int status, const char *what)
+{
+	if (WIFSIGNALED(status))
+		FAIL("%s: killed by signal %d", what, WTERMSIG(status));
+	if (WEXITSTATUS(status))
+		FAIL("%s: exited with %d", what, WEXITSTATUS(status));
+}
+
+static sigjmp_buf probe_jump;
+
+static void probe_handler(int sig)
+{
+	siglongjmp(probe_jump, sig);
+}
+
+static int probe(volatile uint8_t *addr, int write, uint8_t value)
+{
+	struct sigaction sa = { .sa_handler = probe_handler }, old_bus, old_segv;
+	volatile int sig;
+
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(probe_jump, 1);
+	if (!sig) {
+		if (write)
+			*addr = value;
+		else
+			(void)*addr;
+	}
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
+int probe_read(const volatile uint8_t *addr)
+{
+	return probe((volatile uint8_t *)addr, 0, 0);
+}
+
+int probe_write(volatile uint8_t *addr, uint8_t value)
+{
+	return probe(addr, 1, value);
+}
+
+static uint32_t pattern_word(uint32_t seed, size_t i)
+{
+	uint32_t x = seed ^ (uint32_t)(i * 2654435761u);
+
+	x ^= x >> 15;
+	return x * 2246822519u;
+}
+
+void fill_pattern(void *addr, size_t len, uint32_t seed)
+{
+	uint32_t *w = addr;
+
+	for (size_t i = 0; i < len / 4; i++)
+		w[i] = pattern_word(seed, i);
+}
+
+int check_pattern(const void *addr, size_t len, uint32_t seed)
+{
+	const uint32_t *w = addr;
+
+	for (size_t i = 0; i < len / 4; i++)
+		if (w[i] != pattern_word(seed, i))
+			return 0;
+	return 1;
+}

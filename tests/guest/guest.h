@@ -1,0 +1,50 @@
+/*
+ * Helpers for the tests that run in the QEMU guest with shmemcomm.ko loaded.
+ */
+#ifndef SHMEMCOMM_TESTS_GUEST_H
+#define SHMEMCOMM_TESTS_GUEST_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "check.h"
+#include "mem/kmod.h"
+
+#define SYSFS_DIR "/sys/class/misc/shmemcomm/"
+#define PARAM_DIR "/sys/module/shmemcomm/parameters/"
+#define UNPRIVILEGED_UID 1000
+#define UNPRIVILEGED_GID 1000
+
+/* A number read from a sysfs or proc file; fails the test if unreadable. */
+long long read_number(const char *path);
+void write_string(const char *path, const char *value);
+/* A counter from /proc/vmstat, e.g. "nr_foll_pin_acquired". */
+long long vmstat(const char *name);
+
+struct counters {
+	long long pinned_pages;
+	long long live_regions;
+	long long foll_pins;	/* acquired - released */
+};
+void read_counters(struct counters *c);
+/* Fails unless every counter is back at @baseline, waiting up to 5 s for
+ * exits and deferred releases to finish. */
+void expect_counters(const struct counters *baseline);
+
+void open_device(struct sc_kmod *dev);
+/* setgid/setuid: drops every capability, CAP_IPC_LOCK included */
+void become(uid_t uid, gid_t gid);
+
+/* Runs @fn(arg) in a child; returns its wait status. */
+int run_child(int (*fn)(void *arg), void *arg);
+/* Fails unless the child exited with 0. */
+void expect_child_ok(int status, const char *what);
+
+/* Touches @addr: 0 if it could, else the signal it got (SIGBUS, SIGSEGV). */
+int probe_read(const volatile uint8_t *addr);
+int probe_write(volatile uint8_t *addr, uint8_t value);
+
+void fill_pattern(void *addr, size_t len, uint32_t seed);
+int check_pattern(const void *addr, size_t len, uint32_t seed);
+
+#endif
