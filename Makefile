@@ -23,9 +23,9 @@ LIB := $(BUILD)/libshmemcomm.a
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
-	$(filter-out tests/guest/guest.c,$(wildcard tests/guest/*.c)))
-GUEST_LIBS_rdma := -libverbs
-GUEST_LIBS_dmabuf := -libverbs
+	$(filter-out tests/guest/guest.c tests/guest/verbs.c,$(wildcard tests/guest/*.c)))
+VERBS_TESTS := rdma dmabuf kill_cycles
+$(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 
 .PHONY: all kmod check run checkpatch clean
 all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS)
@@ -42,8 +42,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS)
 
-$(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(GUEST_LIBS_$*)
+$(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB) $(BUILD)/tests/guest/verbs.o
+	$(CC) $(CFLAGS) -o $@ $(filter-out %/verbs.o,$^) $(GUEST_LIBS_$*)
 
 # Kbuild writes its objects beside the sources; a tree of links under
 # build/ keeps them out of kmod/.

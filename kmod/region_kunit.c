@@ -4,6 +4,7 @@
  */
 #include <kunit/test.h>
 #include <linux/file.h>
+#include <linux/mm.h>
 
 #include "shmemcomm.h"
 
