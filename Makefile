@@ -27,8 +27,13 @@ GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
 VERBS_TESTS := rdma dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 
+TOOLS := $(BUILD)/tools/regions-demo
+
 .PHONY: all kmod check run checkpatch clean
-all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS)
+all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS)
+
+$(BUILD)/tools/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -58,8 +63,8 @@ kmod:
 check:
 	scripts/check
 
-run: all kmod
-	scripts/guest-run -- tests/guest/run-demo
+run:
+	scripts/run
 
 checkpatch:
 	perl $(shell . scripts/lib.sh && checkpatch) --strict --no-tree --terse -f \
