@@ -24,6 +24,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/u
 GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
 	$(filter-out tests/guest/guest.c tests/guest/verbs.c,$(wildcard tests/guest/*.c)))
+GUEST_COMPAT32 := $(BUILD)/tests/guest/compat32
 VERBS_TESTS := rdma dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 
@@ -46,6 +47,11 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS)
+
+# A 32-bit static program: the ioctls through compat_ioctl.
+$(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c $(LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -m32 -static -o $@ $^
 
 $(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB) $(BUILD)/tests/guest/verbs.o
 	$(CC) $(CFLAGS) -o $@ $(filter-out %/verbs.o,$^) $(GUEST_LIBS_$*)

@@ -55,7 +55,7 @@ int sc_kmod_open(struct sc_kmod *dev)
 			sc_error("cannot open %s: it does not exist; load the module (insmod shmemcomm.ko) or use SHMEMCOMM_TRANSPORT=memfd",
 				 path);
 		else if (err == -EACCES)
-			sc_error("cannot open %s: permission denied; the module parameters dev_mode and dev_gid set who may open it",
+			sc_error("cannot open %s: permission denied; the module parameters dev_mode and dev_gid (with kmod/99-shmemcomm.rules) set who may open it",
 				 path);
 		else
 			sc_error("cannot open %s: %s", path, strerror(-err));
