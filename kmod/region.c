@@ -59,6 +59,33 @@ int shmemcomm_validate_create(const struct shmemcomm_create *args)
 	return 0;
 }
 
+#if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
+/* KUnit's stand-in for a fragmented allocator: chunks left before a miss */
+static unsigned int shmemcomm_chunk_budget = UINT_MAX;
+
+unsigned int shmemcomm_test_set_chunk_budget(unsigned int chunks)
+{
+	unsigned int old = shmemcomm_chunk_budget;
+
+	shmemcomm_chunk_budget = chunks;
+	return old;
+}
+
+static bool shmemcomm_chunk_available(void)
+{
+	if (!shmemcomm_chunk_budget)
+		return false;
+	if (shmemcomm_chunk_budget != UINT_MAX)
+		shmemcomm_chunk_budget--;
+	return true;
+}
+#else
+static bool shmemcomm_chunk_available(void)
+{
+	return true;
+}
+#endif
+
 /*
  * Pages come in 2 MiB runs while the allocator has them, so that a NIC needs
  * fewer translation entries; after the first miss the rest are single pages,
@@ -79,9 +106,15 @@ static int shmemcomm_alloc_pages(struct shmemcomm_region *region)
 		gfp |= __GFP_THISNODE;
 
 	while (i < region->nr_pages) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
 		if (chunks && region->nr_pages - i >= SHMEMCOMM_CHUNK_PAGES) {
-			page = alloc_pages_node(nid, gfp | __GFP_NORETRY | __GFP_NOWARN,
-						SHMEMCOMM_CHUNK_ORDER);
+			page = NULL;
+			if (shmemcomm_chunk_available())
+				page = alloc_pages_node(nid, gfp | __GFP_NORETRY |
+							__GFP_NOWARN,
+							SHMEMCOMM_CHUNK_ORDER);
 			if (page) {
 				split_page(page, SHMEMCOMM_CHUNK_ORDER);
 				for (j = 0; j < SHMEMCOMM_CHUNK_PAGES; j++)
@@ -95,9 +128,6 @@ static int shmemcomm_alloc_pages(struct shmemcomm_region *region)
 		if (!page)
 			return -ENOMEM;
 		region->pages[i++] = page;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
 	}
 	return 0;
 }

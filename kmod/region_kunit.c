@@ -104,6 +104,38 @@ static void region_chunks(struct kunit *test)
 	shmemcomm_region_put(region);
 }
 
+static void region_chunk_fallback(struct kunit *test)
+{
+	long pinned = atomic_long_read(&shmemcomm_pinned_pages);
+	struct shmemcomm_region *region;
+	unsigned int saved;
+	unsigned long i;
+
+	/* the second chunk "fails": the rest must come as single pages */
+	saved = shmemcomm_test_set_chunk_budget(1);
+	region = shmemcomm_region_create(3 * SHMEMCOMM_CHUNK_PAGES * PAGE_SIZE,
+					 NUMA_NO_NODE);
+	shmemcomm_test_set_chunk_budget(saved);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(region));
+	KUNIT_EXPECT_EQ(test, region->nr_chunks, 1U);
+	KUNIT_EXPECT_EQ(test, region->nr_pages, 3 * SHMEMCOMM_CHUNK_PAGES);
+	for (i = 0; i < region->nr_pages; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, region->pages[i]);
+		KUNIT_EXPECT_EQ(test, page_ref_count(region->pages[i]), 1);
+	}
+	shmemcomm_region_put(region);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&shmemcomm_pinned_pages), pinned);
+
+	/* no chunk at all */
+	saved = shmemcomm_test_set_chunk_budget(0);
+	region = shmemcomm_region_create(SHMEMCOMM_CHUNK_PAGES * PAGE_SIZE,
+					 NUMA_NO_NODE);
+	shmemcomm_test_set_chunk_budget(saved);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(region));
+	KUNIT_EXPECT_EQ(test, region->nr_chunks, 0U);
+	shmemcomm_region_put(region);
+}
+
 static void region_module_cap(struct kunit *test)
 {
 	long pinned = atomic_long_read(&shmemcomm_pinned_pages);
@@ -151,6 +183,7 @@ static struct kunit_case shmemcomm_region_cases[] = {
 	KUNIT_CASE(create_args),
 	KUNIT_CASE(region_counts),
 	KUNIT_CASE(region_chunks),
+	KUNIT_CASE(region_chunk_fallback),
 	KUNIT_CASE(region_module_cap),
 	KUNIT_CASE(region_file_refs),
 	{}

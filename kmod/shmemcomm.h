@@ -76,6 +76,7 @@ unsigned long shmemcomm_max_pinned_pages(void);
 struct vfsmount *shmemcomm_mount(void);
 #if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
 unsigned long shmemcomm_test_set_max_pinned_mb(unsigned long mb);
+unsigned int shmemcomm_test_set_chunk_budget(unsigned int chunks);
 #endif
 
 /* region.c */

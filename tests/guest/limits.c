@@ -2,6 +2,7 @@
  * CAP_IPC_LOCK) and to the module-wide cap (EPERM past it); bad arguments
  * get EINVAL or EFAULT before anything is allocated. */
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/resource.h>
 
 #include "guest.h"
@@ -74,6 +75,18 @@ static void bad_arguments(struct sc_kmod *dev)
 	sc_kmod_release(&region);
 }
 
+/* Each refusal leaves its reason in the kernel log (ratelimited). */
+static void expect_logged(const char *reason)
+{
+	static char log[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+
+	CHECK(n >= 0);
+	log[n] = '\0';
+	if (!strstr(log, reason))
+		FAIL("the kernel log does not say '%s'", reason);
+}
+
 int main(void)
 {
 	struct sc_kmod_region region, refused;
@@ -97,6 +110,13 @@ int main(void)
 	write_string(PARAM_DIR "max_pinned_mb", cap);
 	sc_kmod_release(&region);
 
+	expect_logged("create: size 0 is outside 1..1099511627776 bytes");
+	expect_logged("create: NUMA node 4096 is not online");
+	expect_logged("create: flags 0x1: none are defined");
+	expect_logged("pages refused by RLIMIT_MEMLOCK of uid 1000");
+	expect_logged("raise ulimit -l or grant CAP_IPC_LOCK");
+	expect_logged("pages refused by the module cap");
+	expect_logged("(raise max_pinned_mb)");
 	sc_kmod_close(&dev);
 	expect_counters(&baseline);
 	return 0;
