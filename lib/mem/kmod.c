@@ -116,14 +116,19 @@ static void explain_create_error(struct sc_kmod *dev, uint64_t size, int numa_no
 	}
 }
 
+static void region_clear(struct sc_kmod_region *region)
+{
+	memset(region, 0, sizeof(*region));
+	region->fd = -1;
+}
+
 int sc_kmod_create(struct sc_kmod *dev, uint64_t size, int numa_node,
 		   struct sc_kmod_region *region)
 {
 	struct shmemcomm_create args = { .size = size, .numa_node = numa_node };
 	int err;
 
-	memset(region, 0, sizeof(*region));
-	region->fd = -1;
+	region_clear(region);
 	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_CREATE, &args);
 	if (err) {
 		explain_create_error(dev, size, numa_node, err);
@@ -155,8 +160,7 @@ int sc_kmod_import(struct sc_kmod *dev, uint64_t handle, uint32_t flags,
 	struct shmemcomm_import args = { .handle = handle, .flags = flags };
 	int err;
 
-	memset(region, 0, sizeof(*region));
-	region->fd = -1;
+	region_clear(region);
 	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_IMPORT, &args);
 	if (err) {
 		/* callers that expect a refusal check the errno, not the log */
@@ -203,6 +207,5 @@ void sc_kmod_release(struct sc_kmod_region *region)
 		munmap(region->addr, region->mapped);
 	if (region->fd >= 0)
 		close(region->fd);
-	memset(region, 0, sizeof(*region));
-	region->fd = -1;
+	region_clear(region);
 }
