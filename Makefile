@@ -49,7 +49,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS)
 
 # A 32-bit static program: the ioctls through compat_ioctl.
-$(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c $(LIB_SRCS)
+$(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib/util/log.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -m32 -static -o $@ $^
 

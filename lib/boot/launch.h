@@ -1,0 +1,38 @@
+/*
+ * Who am I in which job: read from whichever launcher started the process.
+ * The launchers, first match wins:
+ *   shmemrun  SHMEMCOMM_RANK, SHMEMCOMM_SIZE, SHMEMCOMM_BOOTSTRAP, SHMEMCOMM_JOB
+ *   torchrun  RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+ *   mpirun    OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE
+ *   srun      SLURM_PROCID, SLURM_NTASKS, SLURM_STEP_NODELIST, SLURM_JOB_ID
+ *   none      a single PE
+ * SHMEMCOMM_BOOTSTRAP=host:port, when set, names rank 0's rendezvous for any
+ * launcher.
+ */
+#ifndef SHMEMCOMM_BOOT_LAUNCH_H
+#define SHMEMCOMM_BOOT_LAUNCH_H
+
+#define SC_MAX_PES 4096
+
+struct sc_launch {
+	const char *launcher;	/* "shmemrun", "torchrun", "mpirun", "srun", "none" */
+	int rank;
+	int size;
+	char host[256];		/* where rank 0 listens */
+	int port;
+	char job[64];		/* tells concurrent jobs on one host apart */
+};
+
+/* 0, or -EINVAL after logging which variable is wrong and why. */
+int sc_launch_detect(struct sc_launch *launch);
+
+/*
+ * The port a job without an explicit rendezvous uses on one host: derived
+ * from its job id, in 20000..39999.
+ */
+int sc_launch_port_for_job(const char *job);
+
+/* The first host of a Slurm node list such as "gpu[07-09,12],cpu01". */
+int sc_slurm_first_host(const char *list, char *host, unsigned long len);
+
+#endif

@@ -1,0 +1,78 @@
+#include "boot/node.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/env.h"
+
+struct node_card {
+	char key[128];
+	int pid;
+};
+
+static void node_key(char *key, size_t len)
+{
+	const char *forced = sc_env_string("SHMEMCOMM_NODE_KEY");
+	char host[64] = "", boot_id[40] = "";
+	FILE *f;
+
+	if (forced) {
+		snprintf(key, len, "%s", forced);
+		return;
+	}
+	gethostname(host, sizeof(host) - 1);
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(boot_id, sizeof(boot_id), f))
+			boot_id[0] = '\0';
+		fclose(f);
+	}
+	boot_id[strcspn(boot_id, "\n")] = '\0';
+	snprintf(key, len, "%s/%s", host, boot_id);
+}
+
+int sc_node_discover(struct sc_node *node, struct sc_boot *boot)
+{
+	struct node_card mine = { .pid = (int)getpid() }, *all;
+	int err;
+
+	memset(node, 0, sizeof(*node));
+	node_key(mine.key, sizeof(mine.key));
+	all = calloc((size_t)boot->size, sizeof(*all));
+	node->local_pes = calloc((size_t)boot->size, sizeof(int));
+	node->local_index = calloc((size_t)boot->size, sizeof(int));
+	node->pids = calloc((size_t)boot->size, sizeof(int));
+	if (!all || !node->local_pes || !node->local_index || !node->pids) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = sc_boot_allgather(boot, &mine, sizeof(mine), all);
+	if (err)
+		goto out;
+	for (int pe = 0; pe < boot->size; pe++) {
+		node->pids[pe] = all[pe].pid;
+		node->local_index[pe] = -1;
+		if (strcmp(all[pe].key, mine.key))
+			continue;
+		if (pe == boot->rank)
+			node->local_rank = node->local_size;
+		node->local_index[pe] = node->local_size;
+		node->local_pes[node->local_size++] = pe;
+	}
+out:
+	free(all);
+	if (err)
+		sc_node_free(node);
+	return err;
+}
+
+void sc_node_free(struct sc_node *node)
+{
+	free(node->local_pes);
+	free(node->local_index);
+	free(node->pids);
+	memset(node, 0, sizeof(*node));
+}

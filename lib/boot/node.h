@@ -1,0 +1,22 @@
+/*
+ * Which PEs share this node: those whose node key (host name and kernel
+ * boot id) equals ours. They reach each other's memory by loads and stores.
+ */
+#ifndef SHMEMCOMM_BOOT_NODE_H
+#define SHMEMCOMM_BOOT_NODE_H
+
+#include "boot/rendezvous.h"
+
+struct sc_node {
+	int local_rank;		/* my index among the PEs of my node */
+	int local_size;
+	int *local_pes;		/* [local_size]: their global ranks, ascending */
+	int *local_index;	/* [size]: a PE's local index, -1 if on another node */
+	int *pids;		/* [size]: every PE's pid (for liveness on this node) */
+};
+
+/* SHMEMCOMM_NODE_KEY overrides the key (tests use it to make "nodes"). */
+int sc_node_discover(struct sc_node *node, struct sc_boot *boot);
+void sc_node_free(struct sc_node *node);
+
+#endif

@@ -1,0 +1,153 @@
+#include "mem/mem.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util/env.h"
+#include "util/log.h"
+
+const char *sc_mem_name(enum sc_mem_kind kind)
+{
+	return kind == SC_MEM_KMOD ? "kmod" : "memfd";
+}
+
+int sc_mem_pick(enum sc_mem_kind *kind)
+{
+	const char *forced = sc_env_string("SHMEMCOMM_TRANSPORT");
+
+	if (!forced) {
+		*kind = access(sc_kmod_device_path(), F_OK) ? SC_MEM_MEMFD : SC_MEM_KMOD;
+		return 0;
+	}
+	if (!strcmp(forced, "kmod")) {
+		*kind = SC_MEM_KMOD;
+	} else if (!strcmp(forced, "memfd")) {
+		*kind = SC_MEM_MEMFD;
+	} else {
+		sc_error("SHMEMCOMM_TRANSPORT=%s is not one of kmod, memfd", forced);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
+{
+	struct sc_kmod_region *mine;
+	uint64_t *handles;
+	int err;
+
+	mem->regions = calloc((size_t)mem->npes, sizeof(*mem->regions));
+	handles = calloc((size_t)mem->npes, sizeof(*handles));
+	if (!mem->regions || !handles) {
+		free(handles);
+		return -ENOMEM;
+	}
+	for (int pe = 0; pe < mem->npes; pe++)
+		mem->regions[pe].fd = -1;
+	mine = &mem->regions[boot->rank];
+
+	/* every PE runs the same steps; a failure anywhere must not leave others waiting */
+	err = sc_kmod_open(&mem->dev);
+	if (!err)
+		err = sc_kmod_create(&mem->dev, mem->size, SHMEMCOMM_NUMA_ANY, mine);
+	if (!err)
+		err = sc_kmod_map(mine, 1);
+	if (!err)
+		err = sc_kmod_export(mine, SHMEMCOMM_EXPORT_SCOPE_OWNER);
+	if (err) {
+		free(handles);
+		return err;
+	}
+	err = sc_boot_allgather(boot, &mine->handle, sizeof(mine->handle), handles);
+	for (int i = 0; i < node->local_size && !err; i++) {
+		int pe = node->local_pes[i];
+
+		if (pe == boot->rank)
+			continue;
+		err = sc_kmod_import(&mem->dev, handles[pe], 0, &mem->regions[pe]);
+		if (!err)
+			err = sc_kmod_map(&mem->regions[pe], 1);
+		if (err)
+			sc_error("PE %d cannot map PE %d's heap (handle %#" PRIx64 "): %s",
+				 boot->rank, pe, handles[pe], strerror(-err));
+	}
+	for (int pe = 0; pe < mem->npes; pe++)
+		mem->base[pe] = mem->regions[pe].addr;
+	free(handles);
+	return err;
+}
+
+static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
+{
+	int *fds = calloc((size_t)node->local_size, sizeof(int));
+	int fd, err = 0;
+
+	if (!fds)
+		return -ENOMEM;
+	fd = memfd_create("shmemcomm-heap", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)mem->size)) {
+		err = -errno;
+		sc_error("memfd: cannot make a %zu-byte heap: %s", mem->size, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		free(fds);
+		return err;
+	}
+	err = sc_memfd_exchange(fd, boot, node, fds);
+	for (int i = 0; i < node->local_size && !err; i++) {
+		void *addr = mmap(NULL, mem->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+
+		if (addr == MAP_FAILED) {
+			err = -errno;
+			sc_error("memfd: PE %d cannot map PE %d's heap: %s", boot->rank,
+				 node->local_pes[i], strerror(-err));
+			break;
+		}
+		mem->base[node->local_pes[i]] = addr;
+	}
+	for (int i = 0; i < node->local_size; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	return err;
+}
+
+int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
+		 struct sc_boot *boot, const struct sc_node *node)
+{
+	int err;
+
+	memset(mem, 0, sizeof(*mem));
+	mem->kind = kind;
+	mem->size = size;
+	mem->npes = boot->size;
+	mem->dev.fd = -1;
+	mem->base = calloc((size_t)boot->size, sizeof(void *));
+	if (!mem->base)
+		return -ENOMEM;
+	err = kind == SC_MEM_KMOD ? kmod_setup(mem, boot, node) : memfd_setup(mem, boot, node);
+	if (err)
+		sc_mem_teardown(mem);
+	return err;
+}
+
+void sc_mem_teardown(struct sc_mem *mem)
+{
+	if (mem->regions) {
+		for (int pe = 0; pe < mem->npes; pe++)
+			sc_kmod_release(&mem->regions[pe]);
+		free(mem->regions);
+	} else if (mem->base) {
+		for (int pe = 0; pe < mem->npes; pe++)
+			if (mem->base[pe])
+				munmap(mem->base[pe], mem->size);
+	}
+	sc_kmod_close(&mem->dev);
+	free(mem->base);
+	memset(mem, 0, sizeof(*mem));
+	mem->dev.fd = -1;
+}

@@ -1,0 +1,41 @@
+/*
+ * The memory back ends: each PE gets one segment (its symmetric heap), and
+ * maps the segments of the PEs on its node.
+ *   kmod   regions of /dev/shmemcomm (pinned; RDMA-registrable); the default
+ *          when the device exists
+ *   memfd  memfd_create, passed to node peers with SCM_RIGHTS; for hosts
+ *          without the module
+ * SHMEMCOMM_TRANSPORT=kmod|memfd forces one; forcing kmod without the module
+ * is an error, never a silent fallback.
+ */
+#ifndef SHMEMCOMM_MEM_MEM_H
+#define SHMEMCOMM_MEM_MEM_H
+
+#include <stddef.h>
+
+#include "boot/node.h"
+#include "mem/kmod.h"
+
+enum sc_mem_kind { SC_MEM_KMOD, SC_MEM_MEMFD };
+
+struct sc_mem {
+	enum sc_mem_kind kind;
+	size_t size;		/* of every PE's segment */
+	int npes;
+	void **base;		/* [npes]: each PE's segment here; NULL off this node */
+	struct sc_kmod dev;	/* kmod */
+	struct sc_kmod_region *regions;	/* kmod: [npes] */
+};
+
+const char *sc_mem_name(enum sc_mem_kind kind);
+/* From SHMEMCOMM_TRANSPORT, else kmod if the device exists, else memfd. */
+int sc_mem_pick(enum sc_mem_kind *kind);
+int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
+		 struct sc_boot *boot, const struct sc_node *node);
+void sc_mem_teardown(struct sc_mem *mem);
+
+/* memfd.c: gives every PE of the node the others' fds; fds[local index]. */
+int sc_memfd_exchange(int my_fd, struct sc_boot *boot, const struct sc_node *node,
+		      int *fds);
+
+#endif
