@@ -25,16 +25,43 @@ GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
 	$(filter-out tests/guest/guest.c tests/guest/verbs.c,$(wildcard tests/guest/*.c)))
 GUEST_COMPAT32 := $(BUILD)/tests/guest/compat32
+MP_TESTS := $(patsubst tests/mp/%.c,$(BUILD)/tests/mp/%,$(wildcard tests/mp/*.c))
+EXAMPLES := $(patsubst tests/examples/%.c,$(BUILD)/tests/examples/%,$(wildcard tests/examples/*.c))
 VERBS_TESTS := rdma dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 
-TOOLS := $(BUILD)/tools/regions-demo
+BIN := $(BUILD)/bin
+TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc
 
 .PHONY: all kmod check run checkpatch clean
-all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS)
+all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
 
-$(BUILD)/tools/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
+$(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^
+
+$(BIN)/shmemrun: $(BUILD)/tools/shmemrun.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^
+
+$(BIN)/oshrun: $(BIN)/shmemrun
+	ln -sf shmemrun $@
+
+# In the build tree oshcc points at the tree; make install will point it at PREFIX.
+$(BIN)/oshcc: tools/oshcc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@INCLUDEDIR@|$(CURDIR)/include|' -e 's|@LIBDIR@|$(CURDIR)/$(BUILD)|' $< >$@
+	chmod +x $@
+
+# Multi-process tests and the standard examples: OpenSHMEM programs, built
+# with oshcc like a user's, run under shmemrun.
+$(BUILD)/tests/mp/%: tests/mp/%.c $(LIB) $(BIN)/oshcc
+	@mkdir -p $(dir $@)
+	$(BIN)/oshcc $(CFLAGS) -Itests/common -o $@ $<
+
+$(BUILD)/tests/examples/%: tests/examples/%.c $(LIB) $(BIN)/oshcc
+	@mkdir -p $(dir $@)
+	$(BIN)/oshcc $(CFLAGS) -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

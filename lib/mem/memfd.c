@@ -1,10 +1,11 @@
 /*
  * Passing memfds between the PEs of a node: each PE listens on an abstract
  * unix socket named after the job and its rank, connects to every lower
- * local rank and accepts every higher one, sends its fd over each accepted
- * connection (SCM_RIGHTS) and receives over each it made. Connections from
- * another uid are refused. The ordering needs no threads and cannot
- * deadlock: connects complete into the listen backlog.
+ * local rank and accepts every higher one, so each pair has one connection.
+ * Both ends send their fd (SCM_RIGHTS) as soon as the connection exists,
+ * and only then receive: a send of one small message never blocks, so no
+ * PE waits on another that waits on it. Connections from another uid are
+ * refused.
  */
 #include <errno.h>
 #include <poll.h>
@@ -40,10 +41,11 @@ static int wait_fd(int fd, short events, double timeout)
 	return ready == 1 ? 0 : ready ? -errno : -ETIMEDOUT;
 }
 
-static int send_fd(int sock, int fd)
+/* Sends @fd with @rank, the sender's, as the message body. */
+static int send_fd_from(int sock, int fd, int rank)
 {
-	char byte = 'f', control[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &byte, 1 };
+	char control[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &rank, sizeof(rank) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = control, .msg_controllen = sizeof(control) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
@@ -52,13 +54,13 @@ static int send_fd(int sock, int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == sizeof(rank) ? 0 : -errno;
 }
 
-static int recv_fd(int sock, double timeout, int *fd)
+static int recv_fd(int sock, double timeout, int *fd, int *rank)
 {
-	char byte, control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { rank, sizeof(*rank) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = control, .msg_controllen = sizeof(control) };
 	struct cmsghdr *c;
@@ -66,7 +68,7 @@ static int recv_fd(int sock, double timeout, int *fd)
 
 	if (err)
 		return err;
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != sizeof(*rank))
 		return -EPIPE;
 	c = CMSG_FIRSTHDR(&msg);
 	if (!c || c->cmsg_type != SCM_RIGHTS)
@@ -108,6 +110,8 @@ int sc_memfd_exchange(int my_fd, struct sc_boot *boot, const struct sc_node *nod
 		len = socket_name(&addr, boot->job, node->local_pes[i]);
 		if (connect(out[i], (struct sockaddr *)&addr, len))
 			err = -errno;
+		else
+			err = send_fd_from(out[i], my_fd, boot->rank);
 	}
 	for (int i = me + 1; i < n && !err; i++) {
 		struct ucred cred;
@@ -129,11 +133,26 @@ int sc_memfd_exchange(int my_fd, struct sc_boot *boot, const struct sc_node *nod
 			i--;
 			continue;
 		}
-		err = send_fd(peer, my_fd);
-		close(peer);
+		/* which PE it is comes with its fd: connections arrive in any order */
+		out[i] = peer;
+		err = send_fd_from(peer, my_fd, boot->rank);
 	}
-	for (int i = 0; i < me && !err; i++)
-		err = recv_fd(out[i], boot->timeout, &fds[i]);
+	for (int i = 0; i < n && !err; i++) {
+		int fd, from;
+
+		if (i == me)
+			continue;
+		err = recv_fd(out[i], boot->timeout, &fd, &from);
+		if (err)
+			break;
+		if (from < 0 || from >= boot->size || node->local_index[from] < 0 ||
+		    fds[node->local_index[from]] >= 0) {
+			close(fd);
+			err = -EPROTO;
+			break;
+		}
+		fds[node->local_index[from]] = fd;
+	}
 	if (err)
 		sc_error("memfd: PE %d could not exchange segments with the %d PEs of its node: %s",
 			 boot->rank, n, strerror(-err));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
@@ -26,13 +27,21 @@ enum sc_log_level sc_log_threshold(void)
 void sc_log(enum sc_log_level level, const char *fmt, ...)
 {
 	char line[1024];
+	int n;
 	va_list ap;
 
 	if (level > sc_log_threshold())
 		return;
+	n = snprintf(line, sizeof(line), "shmemcomm: %s: ", level_names[level]);
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	/* one write per line, so lines of concurrent ranks do not interleave */
-	fprintf(stderr, "shmemcomm: %s: %s\n", level_names[level], line);
+	strcat(line, "\n");
+	/*
+	 * One write(2) per line: lines of PEs sharing a pipe do not interleave,
+	 * and a PE killed mid-message leaves no half line.
+	 */
+	fflush(stderr);
+	if (write(STDERR_FILENO, line, strlen(line)) < 0)
+		return;
 }

@@ -1,0 +1,224 @@
+/*
+ * shmem_init and finalize, the queries, and the exits. Settings:
+ *   SHMEM_SYMMETRIC_SIZE  heap per PE (k/m/g suffixes), default 128m
+ *   SHMEMCOMM_TIMEOUT     seconds any wait may last, default 300
+ *   SHMEMCOMM_DEBUG       1: check that every PE allocates alike
+ *   SHMEMCOMM_TRANSPORT   kmod or memfd (mem/mem.h)
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/state.h"
+#include "shmem.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define DEFAULT_HEAP (128ull << 20)
+#define DEFAULT_TIMEOUT 300.0
+
+struct sc_state sc;
+
+void sc_require_init(const char *function)
+{
+	if (__builtin_expect(sc.initialized, 1))
+		return;
+	sc_error("%s called %s; call shmem_init first", function,
+		 sc.finalized ? "after shmem_finalize" : "before shmem_init");
+	exit(1);
+}
+
+/* Tells every PE of the node to stop: their waits see it within a step. */
+static void stop_node(int status)
+{
+	if (!sc.mem.base)
+		return;
+	for (int i = 0; i < sc.node.local_size; i++) {
+		struct sc_internal *peer = sc_internal_of(sc.node.local_pes[i]);
+		int none = 0;
+
+		atomic_store(&peer->abort_status, status);
+		atomic_compare_exchange_strong(&peer->abort_pe, &none, sc.me + 1);
+	}
+}
+
+void sc_fatal(int status, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	sc_error("%s", line);
+	stop_node(status);
+	fflush(NULL);
+	_exit(status);
+}
+
+void shmem_global_exit(int status)
+{
+	sc_require_init("shmem_global_exit");
+	stop_node(status);
+	fflush(NULL);
+	_exit(status);
+}
+
+static void init_or_exit(void)
+{
+	uint64_t heap;
+	long debug;
+	enum sc_mem_kind kind;
+	char pes[64];
+
+	if (sc.initialized || sc.finalized) {
+		sc_error("shmem_init called %s on PE %d; the library initializes once per process",
+			 sc.finalized ? "after shmem_finalize" : "twice", sc.me);
+		exit(1);
+	}
+	if (sc_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
+	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
+	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
+	    sc_launch_detect(&sc.launch) || sc_mem_pick(&kind))
+		exit(1);
+	sc.heap_size = heap;
+	sc.debug = (int)debug;
+	sc.me = sc.launch.rank;
+	sc.npes = sc.launch.size;
+
+	if (sc_boot_open(&sc.boot, &sc.launch, sc.timeout) ||
+	    sc_node_discover(&sc.node, &sc.boot))
+		exit(1);
+	if (sc.node.local_size != sc.npes) {
+		int others[SC_MAX_PES], n = 0;
+
+		for (int pe = 0; pe < sc.npes; pe++)
+			if (sc.node.local_index[pe] < 0)
+				others[n++] = pe;
+		sc_format_ranks(others, n, pes, sizeof(pes));
+		sc_error("PE %d: PEs %s run on other nodes, and this build reaches PEs on its own node only",
+			 sc.me, pes);
+		exit(1);
+	}
+	if (sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node) ||
+	    sc_heap_init(&sc.heap, sc.heap_size))
+		exit(1);
+	/* everyone has mapped everyone before anyone writes */
+	if (sc_boot_barrier(&sc.boot))
+		exit(1);
+	sc.initialized = 1;
+	if (!sc.me)
+		sc_info("%d PEs started by %s, %s back end, %zu-byte heap per PE, rendezvous %s",
+			sc.npes, sc.launch.launcher, sc_mem_name(kind), sc.heap_size, sc.boot.where);
+}
+
+void shmem_init(void)
+{
+	init_or_exit();
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+	init_or_exit();
+	(void)requested;
+	/* the library keeps no per-thread state: any threading level is fine */
+	if (provided)
+		*provided = SHMEM_THREAD_MULTIPLE;
+	return 0;
+}
+
+void shmem_query_thread(int *provided)
+{
+	sc_require_init("shmem_query_thread");
+	*provided = SHMEM_THREAD_MULTIPLE;
+}
+
+void shmem_finalize(void)
+{
+	sc_require_init("shmem_finalize");
+	shmem_barrier_all();
+	/* no PE unmaps while another may still read its heap */
+	if (sc_boot_barrier(&sc.boot))
+		exit(1);
+	sc_heap_destroy(&sc.heap);
+	sc_mem_teardown(&sc.mem);
+	sc_node_free(&sc.node);
+	sc_boot_close(&sc.boot);
+	sc.initialized = 0;
+	sc.finalized = 1;
+}
+
+int shmem_my_pe(void)
+{
+	sc_require_init("shmem_my_pe");
+	return sc.me;
+}
+
+int shmem_n_pes(void)
+{
+	sc_require_init("shmem_n_pes");
+	return sc.npes;
+}
+
+int shmem_pe_accessible(int pe)
+{
+	sc_require_init("shmem_pe_accessible");
+	return pe >= 0 && pe < sc.npes && sc.mem.base[pe];
+}
+
+static int in_heap(const void *addr)
+{
+	const char *p = addr, *base = sc_heap_base(sc.me);
+
+	return p >= base && p < base + sc.heap_size;
+}
+
+int shmem_addr_accessible(const void *addr, int pe)
+{
+	sc_require_init("shmem_addr_accessible");
+	return shmem_pe_accessible(pe) && in_heap(addr);
+}
+
+size_t sc_heap_offset(const void *addr, size_t len, const char *function)
+{
+	const char *base = sc_heap_base(sc.me);
+	size_t offset = (size_t)((const char *)addr - base);
+
+	if (!in_heap(addr) || len > sc.heap_size - offset)
+		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) is not inside the symmetric heap [%p, %p); symmetric objects come from shmem_malloc (static and global objects are not symmetric here)",
+			 sc.me, function, addr, len, (const void *)base,
+			 (const void *)(base + sc.heap_size));
+	return offset;
+}
+
+void *sc_translate(const void *addr, size_t len, int pe, const char *function)
+{
+	size_t offset;
+
+	if (pe < 0 || pe >= sc.npes)
+		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
+	offset = sc_heap_offset(addr, len, function);
+	return sc_heap_base(pe) + offset;
+}
+
+void *shmem_ptr(const void *dest, int pe)
+{
+	sc_require_init("shmem_ptr");
+	if (!shmem_addr_accessible(dest, pe))
+		return NULL;
+	return sc_heap_base(pe) + ((const char *)dest - sc_heap_base(sc.me));
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+	*major = SHMEM_MAJOR_VERSION;
+	*minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+	snprintf(name, SHMEM_MAX_NAME_LEN, "%s", SHMEM_VENDOR_STRING);
+}

@@ -1,0 +1,159 @@
+/*
+ * Put and get between the PEs of a node: copies between this process's
+ * mapping of the source and of the target heap. Blocking and _nbi forms are
+ * the same here (a store is complete when it returns; quiet orders them).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "api/state.h"
+#include "shmem.h"
+
+static void put_bytes(void *dest, const void *source, size_t bytes, int pe,
+		      const char *function)
+{
+	sc_require_init(function);
+	memcpy(sc_translate(dest, bytes, pe, function), source, bytes);
+}
+
+static void get_bytes(void *dest, const void *source, size_t bytes, int pe,
+		      const char *function)
+{
+	sc_require_init(function);
+	memcpy(dest, sc_translate(source, bytes, pe, function), bytes);
+}
+
+/* Bytes from the first to the end of the last of @nelems elements @stride apart. */
+static size_t strided_span(ptrdiff_t stride, size_t nelems, size_t elem, const char *function)
+{
+	if (stride < 1)
+		sc_fatal(1, "PE %d: %s: stride %td is not positive", sc.me, function, stride);
+	if (nelems - 1 > (SIZE_MAX / elem - 1) / (size_t)stride)
+		sc_fatal(1, "PE %d: %s: %zu elements %td apart overflow the address space",
+			 sc.me, function, nelems, stride);
+	return ((size_t)stride * (nelems - 1) + 1) * elem;
+}
+
+/* Strided: element i goes from source[i * sst] to dest[i * dst]. */
+static void iput_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+		       size_t nelems, size_t elem, int pe, const char *function)
+{
+	char *to;
+
+	sc_require_init(function);
+	if (!nelems)
+		return;
+	strided_span(sst, nelems, elem, function);
+	/* the whole span must be symmetric: checked once */
+	to = sc_translate(dest, strided_span(dst, nelems, elem, function), pe, function);
+	for (size_t i = 0; i < nelems; i++)
+		memcpy(to + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
+		       (const char *)source + (ptrdiff_t)i * sst * (ptrdiff_t)elem, elem);
+}
+
+static void iget_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
+		       size_t nelems, size_t elem, int pe, const char *function)
+{
+	const char *from;
+
+	sc_require_init(function);
+	if (!nelems)
+		return;
+	strided_span(dst, nelems, elem, function);
+	from = sc_translate(source, strided_span(sst, nelems, elem, function), pe, function);
+	for (size_t i = 0; i < nelems; i++)
+		memcpy((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
+		       from + (ptrdiff_t)i * sst * (ptrdiff_t)elem, elem);
+}
+
+void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+{
+	put_bytes(dest, source, nelems, pe, "shmem_putmem");
+}
+
+void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+{
+	get_bytes(dest, source, nelems, pe, "shmem_getmem");
+}
+
+void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+	put_bytes(dest, source, nelems, pe, "shmem_putmem_nbi");
+}
+
+void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+	get_bytes(dest, source, nelems, pe, "shmem_getmem_nbi");
+}
+
+#define DEFINE_RMA(NAME, TYPE)                                                           \
+	void shmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
+	{                                                                                \
+		put_bytes(dest, source, nelems * sizeof(TYPE), pe, "shmem_" #NAME "_put");  \
+	}                                                                                \
+	void shmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
+	{                                                                                \
+		get_bytes(dest, source, nelems * sizeof(TYPE), pe, "shmem_" #NAME "_get");  \
+	}                                                                                \
+	void shmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) \
+	{                                                                                \
+		put_bytes(dest, source, nelems * sizeof(TYPE), pe,                       \
+			  "shmem_" #NAME "_put_nbi");                                    \
+	}                                                                                \
+	void shmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) \
+	{                                                                                \
+		get_bytes(dest, source, nelems * sizeof(TYPE), pe,                       \
+			  "shmem_" #NAME "_get_nbi");                                    \
+	}                                                                                \
+	void shmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
+				 ptrdiff_t sst, size_t nelems, int pe)                   \
+	{                                                                                \
+		iput_bytes(dest, source, dst, sst, nelems, sizeof(TYPE), pe,             \
+			   "shmem_" #NAME "_iput");                                      \
+	}                                                                                \
+	void shmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
+				 ptrdiff_t sst, size_t nelems, int pe)                   \
+	{                                                                                \
+		iget_bytes(dest, source, dst, sst, nelems, sizeof(TYPE), pe,             \
+			   "shmem_" #NAME "_iget");                                      \
+	}                                                                                \
+	void shmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                            \
+	{                                                                                \
+		put_bytes(dest, &value, sizeof(TYPE), pe, "shmem_" #NAME "_p");          \
+	}                                                                                \
+	TYPE shmem_##NAME##_g(const TYPE *source, int pe)                                \
+	{                                                                                \
+		TYPE value;                                                              \
+		get_bytes(&value, source, sizeof(TYPE), pe, "shmem_" #NAME "_g");        \
+		return value;                                                            \
+	}
+SHMEMCOMM_RMA_TYPES(DEFINE_RMA)
+
+#define DEFINE_RMA_SIZE(BITS)                                                            \
+	void shmem_put##BITS(void *dest, const void *source, size_t nelems, int pe)      \
+	{                                                                                \
+		put_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_put" #BITS);     \
+	}                                                                                \
+	void shmem_get##BITS(void *dest, const void *source, size_t nelems, int pe)      \
+	{                                                                                \
+		get_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_get" #BITS);     \
+	}                                                                                \
+	void shmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
+	{                                                                                \
+		put_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_put" #BITS "_nbi"); \
+	}                                                                                \
+	void shmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
+	{                                                                                \
+		get_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_get" #BITS "_nbi"); \
+	}                                                                                \
+	void shmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+			      size_t nelems, int pe)                                     \
+	{                                                                                \
+		iput_bytes(dest, source, dst, sst, nelems, BITS / 8, pe, "shmem_iput" #BITS); \
+	}                                                                                \
+	void shmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+			      size_t nelems, int pe)                                     \
+	{                                                                                \
+		iget_bytes(dest, source, dst, sst, nelems, BITS / 8, pe, "shmem_iget" #BITS); \
+	}
+SHMEMCOMM_RMA_SIZES(DEFINE_RMA_SIZE)

@@ -1,0 +1,70 @@
+/* The symmetric heap: every PE gets the same offsets for the same calls;
+ * calloc zeroes; realloc keeps the data; align aligns; freed space is reused;
+ * exhaustion returns NULL on every PE (and says why). */
+#include <stdint.h>
+#include <string.h>
+
+#include "mp.h"
+
+#define CALLS 16
+
+int main(void)
+{
+	size_t *offsets, mine[CALLS];
+	void *blocks[CALLS];
+	char *base_probe, *grown, *huge;
+	int me, npes;
+
+	shmem_init();
+	me = shmem_my_pe();
+	npes = shmem_n_pes();
+	offsets = shmem_malloc(sizeof(size_t) * CALLS);
+	base_probe = shmem_malloc(1);
+	for (int i = 0; i < CALLS; i++) {
+		blocks[i] = i % 3 == 0 ? shmem_align(4096, (size_t)(i + 1) * 100) :
+			    i % 3 == 1 ? shmem_calloc((size_t)i + 1, 64) :
+					 shmem_malloc((size_t)i * 1000 + 1);
+		MP_CHECK(blocks[i]);
+		mine[i] = (size_t)((char *)blocks[i] - base_probe);
+		if (i % 3 == 0)
+			MP_CHECK((uintptr_t)blocks[i] % 4096 == 0);
+		if (i % 3 == 1)
+			for (int k = 0; k < (i + 1) * 64; k++)
+				MP_CHECK(((char *)blocks[i])[k] == 0);
+		if (i % 4 == 3)
+			shmem_free(blocks[i - 1]);
+	}
+	memcpy(offsets, mine, sizeof(mine));
+	shmem_barrier_all();
+	/* PE 0's offsets are everyone's offsets */
+	size_t theirs[CALLS];
+
+	shmem_getmem(theirs, offsets, sizeof(theirs), 0);
+	for (int i = 0; i < CALLS; i++)
+		MP_CHECK(theirs[i] == mine[i]);
+
+	/* realloc keeps the contents, grown or moved */
+	grown = shmem_malloc(100);
+	memset(grown, 'a' + me, 100);
+	grown = shmem_realloc(grown, 1 << 20);
+	MP_CHECK(grown);
+	for (int k = 0; k < 100; k++)
+		MP_CHECK(grown[k] == 'a' + me);
+	grown[(1 << 20) - 1] = 'z';
+	shmem_barrier_all();
+	MP_CHECK(shmem_char_g(grown + (1 << 20) - 1, (me + 1) % npes) == 'z');
+	shmem_free(grown);
+
+	/* more than the heap: NULL everywhere, and the heap still works */
+	huge = shmem_malloc((size_t)1 << 40);
+	MP_CHECK(huge == NULL);
+	MP_CHECK(shmem_malloc(0) == NULL);
+	huge = shmem_malloc(4096);
+	MP_CHECK(huge != NULL);
+	shmem_free(huge);
+
+	if (me == 0)
+		printf("heap: %d PEs ok\n", npes);
+	shmem_finalize();
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* One way to misuse the library per run, named by argv[1]; each must end
+ * with a clear message and status 1 (run-tests checks both):
+ *   before-init   shmem_my_pe before shmem_init
+ *   init-twice    shmem_init twice
+ *   after-final   shmem_malloc after shmem_finalize
+ *   not-symmetric shmem_putmem to a stack address
+ *   bad-pe        shmem_long_p to PE n_pes
+ *   double-free   shmem_free twice
+ *   bad-stride    shmem_long_iput with stride 0
+ *   asymmetric    PEs allocate different sizes (needs SHMEMCOMM_DEBUG=1)
+ */
+#include <string.h>
+
+#include "mp.h"
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	long local = 0, *remote;
+
+	if (!strcmp(what, "before-init"))
+		return shmem_my_pe() == 0 ? 0 : 2;
+	shmem_init();
+	remote = shmem_malloc(sizeof(long));
+	if (!strcmp(what, "init-twice"))
+		shmem_init();
+	else if (!strcmp(what, "not-symmetric"))
+		shmem_putmem(&local, remote, sizeof(long), 0);
+	else if (!strcmp(what, "bad-pe"))
+		shmem_long_p(remote, 1, shmem_n_pes());
+	else if (!strcmp(what, "double-free")) {
+		shmem_free(remote);
+		shmem_free(remote);
+	} else if (!strcmp(what, "bad-stride"))
+		shmem_long_iput(remote, &local, 0, 1, 2, 0);
+	else if (!strcmp(what, "asymmetric"))
+		shmem_malloc(64 + 64 * (size_t)shmem_my_pe());
+	else if (!strcmp(what, "after-final")) {
+		shmem_finalize();
+		shmem_malloc(8);
+	}
+	/* reaching here means the misuse went unnoticed */
+	return 3;
+}
