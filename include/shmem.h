@@ -24,6 +24,16 @@ extern "C" {
 #define SHMEM_VENDOR_STRING "shmemcomm"
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 
+#define SHMEM_CMP_EQ 0
+#define SHMEM_CMP_NE 1
+#define SHMEM_CMP_GT 2
+#define SHMEM_CMP_GE 3
+#define SHMEM_CMP_LT 4
+#define SHMEM_CMP_LE 5
+
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+
 #define SHMEM_THREAD_SINGLE 0
 #define SHMEM_THREAD_FUNNELED 1
 #define SHMEM_THREAD_SERIALIZED 2
@@ -97,6 +107,106 @@ void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 
+/* Atomics: the standard's three type classes (TYPENAME, TYPE) */
+#define SHMEMCOMM_AMO_STANDARD_TYPES(X)                                      \
+	X(int, int) X(long, long) X(longlong, long long) X(uint, unsigned int) \
+	X(ulong, unsigned long) X(ulonglong, unsigned long long)             \
+	X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t)              \
+	X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+#define SHMEMCOMM_AMO_EXTENDED_TYPES(X) \
+	SHMEMCOMM_AMO_STANDARD_TYPES(X) X(float, float) X(double, double)
+#define SHMEMCOMM_AMO_BITWISE_TYPES(X)                                       \
+	X(uint, unsigned int) X(ulong, unsigned long)                        \
+	X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) \
+	X(uint32, uint32_t) X(uint64, uint64_t)
+
+#define SHMEMCOMM_DECLARE_AMO_EXTENDED(NAME, TYPE)                                     \
+	TYPE shmem_##NAME##_atomic_fetch(const TYPE *source, int pe);                  \
+	void shmem_##NAME##_atomic_fetch_nbi(TYPE *fetch, const TYPE *source, int pe); \
+	void shmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);                \
+	TYPE shmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);               \
+	void shmem_##NAME##_atomic_swap_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe);
+SHMEMCOMM_AMO_EXTENDED_TYPES(SHMEMCOMM_DECLARE_AMO_EXTENDED)
+#undef SHMEMCOMM_DECLARE_AMO_EXTENDED
+
+#define SHMEMCOMM_DECLARE_AMO_STANDARD(NAME, TYPE)                                     \
+	TYPE shmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe); \
+	void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *fetch, TYPE *dest, TYPE cond,  \
+						    TYPE value, int pe);                 \
+	TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);                      \
+	void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *fetch, TYPE *dest, int pe);     \
+	void shmem_##NAME##_atomic_inc(TYPE *dest, int pe);                            \
+	TYPE shmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);          \
+	void shmem_##NAME##_atomic_fetch_add_nbi(TYPE *fetch, TYPE *dest, TYPE value,  \
+						 int pe);                              \
+	void shmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);
+SHMEMCOMM_AMO_STANDARD_TYPES(SHMEMCOMM_DECLARE_AMO_STANDARD)
+#undef SHMEMCOMM_DECLARE_AMO_STANDARD
+
+#define SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, OP)                               \
+	TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *dest, TYPE value, int pe);         \
+	void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *fetch, TYPE *dest, TYPE value, \
+						    int pe);                           \
+	void shmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe);
+#define SHMEMCOMM_DECLARE_AMO_BITWISE(NAME, TYPE)          \
+	SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, and) \
+	SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, or)  \
+	SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, xor)
+SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_AMO_BITWISE)
+#undef SHMEMCOMM_DECLARE_AMO_BITWISE
+#undef SHMEMCOMM_DECLARE_AMO_BITWISE_OP
+
+/* Point-to-point synchronization: the standard's types for wait and test */
+#define SHMEMCOMM_P2P_TYPES(X)                                               \
+	X(int, int) X(long, long) X(longlong, long long) X(uint, unsigned int) \
+	X(ulong, unsigned long) X(ulonglong, unsigned long long)             \
+	X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t)              \
+	X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+
+#define SHMEMCOMM_DECLARE_P2P(NAME, TYPE)                                                   \
+	void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);                \
+	void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems, const int *status,   \
+					   int cmp, TYPE cmp_value);                        \
+	size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems, const int *status, \
+					     int cmp, TYPE cmp_value);                      \
+	size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems, size_t *indices,  \
+					      const int *status, int cmp, TYPE cmp_value);  \
+	void shmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,               \
+						  const int *status, int cmp,               \
+						  TYPE *cmp_values);                        \
+	size_t shmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,             \
+						    const int *status, int cmp,             \
+						    TYPE *cmp_values);                      \
+	size_t shmem_##NAME##_wait_until_some_vector(TYPE *ivars, size_t nelems,            \
+						     size_t *indices, const int *status,    \
+						     int cmp, TYPE *cmp_values);            \
+	int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                       \
+	int shmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status, int cmp, \
+				    TYPE cmp_value);                                        \
+	size_t shmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,       \
+				       int cmp, TYPE cmp_value);                            \
+	size_t shmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,        \
+					const int *status, int cmp, TYPE cmp_value);
+SHMEMCOMM_P2P_TYPES(SHMEMCOMM_DECLARE_P2P)
+#undef SHMEMCOMM_DECLARE_P2P
+
+/* Signals: a put, then an update of a signal word that the target can wait on */
+#define SHMEMCOMM_DECLARE_PUT_SIGNAL(NAME, TYPE)                                      \
+	void shmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,  \
+				       uint64_t *sig_addr, uint64_t signal, int sig_op, \
+				       int pe);                                       \
+	void shmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,             \
+					   size_t nelems, uint64_t *sig_addr,          \
+					   uint64_t signal, int sig_op, int pe);
+SHMEMCOMM_RMA_TYPES(SHMEMCOMM_DECLARE_PUT_SIGNAL)
+#undef SHMEMCOMM_DECLARE_PUT_SIGNAL
+void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+			 uint64_t signal, int sig_op, int pe);
+void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+			     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
 /* Ordering and synchronization */
 void shmem_quiet(void);
 void shmem_fence(void);
@@ -135,6 +245,44 @@ void shmem_sync_all(void);
 	SHMEMCOMM_GENERIC(dest, iget)(dest, source, dst, sst, nelems, pe)
 #define shmem_p(dest, value, pe) SHMEMCOMM_GENERIC(dest, p)(dest, value, pe)
 #define shmem_g(source, pe) SHMEMCOMM_GENERIC(source, g)(source, pe)
+
+/* Generic atomics and waits, over the distinct C types of their classes */
+#define SHMEMCOMM_GENERIC_INTS(dest, OP)                         \
+	_Generic(*(dest),                                        \
+		int: shmem_int_##OP,                             \
+		long: shmem_long_##OP,                           \
+		long long: shmem_longlong_##OP,                  \
+		unsigned int: shmem_uint_##OP,                   \
+		unsigned long: shmem_ulong_##OP,                 \
+		unsigned long long: shmem_ulonglong_##OP)
+#define SHMEMCOMM_GENERIC_EXTENDED(dest, OP)                     \
+	_Generic(*(dest),                                        \
+		float: shmem_float_##OP,                         \
+		double: shmem_double_##OP,                       \
+		int: shmem_int_##OP,                             \
+		long: shmem_long_##OP,                           \
+		long long: shmem_longlong_##OP,                  \
+		unsigned int: shmem_uint_##OP,                   \
+		unsigned long: shmem_ulong_##OP,                 \
+		unsigned long long: shmem_ulonglong_##OP)
+#define shmem_atomic_fetch(source, pe) \
+	SHMEMCOMM_GENERIC_EXTENDED(source, atomic_fetch)(source, pe)
+#define shmem_atomic_set(dest, value, pe) \
+	SHMEMCOMM_GENERIC_EXTENDED(dest, atomic_set)(dest, value, pe)
+#define shmem_atomic_swap(dest, value, pe) \
+	SHMEMCOMM_GENERIC_EXTENDED(dest, atomic_swap)(dest, value, pe)
+#define shmem_atomic_compare_swap(dest, cond, value, pe) \
+	SHMEMCOMM_GENERIC_INTS(dest, atomic_compare_swap)(dest, cond, value, pe)
+#define shmem_atomic_fetch_inc(dest, pe) \
+	SHMEMCOMM_GENERIC_INTS(dest, atomic_fetch_inc)(dest, pe)
+#define shmem_atomic_inc(dest, pe) SHMEMCOMM_GENERIC_INTS(dest, atomic_inc)(dest, pe)
+#define shmem_atomic_fetch_add(dest, value, pe) \
+	SHMEMCOMM_GENERIC_INTS(dest, atomic_fetch_add)(dest, value, pe)
+#define shmem_atomic_add(dest, value, pe) \
+	SHMEMCOMM_GENERIC_INTS(dest, atomic_add)(dest, value, pe)
+#define shmem_wait_until(ivar, cmp, value) \
+	SHMEMCOMM_GENERIC_INTS(ivar, wait_until)(ivar, cmp, value)
+#define shmem_test(ivar, cmp, value) SHMEMCOMM_GENERIC_INTS(ivar, test)(ivar, cmp, value)
 #endif
 
 #ifdef __cplusplus

@@ -1,0 +1,115 @@
+/* Atomics from every PE at once on one word: fetch_inc hands out every value
+ * exactly once, and inc/add add up; every operation's own result, float and
+ * double forms; wait_until and test in all forms; put with signal, with set
+ * and add. */
+#include <stdint.h>
+#include <string.h>
+
+#include "mp.h"
+
+#define ROUNDS 500
+
+int main(void)
+{
+	uint64_t *counter, *tickets, *handed_out, *bits, *sig, *flags;
+	long *data;
+	double *real;
+	int me, npes;
+
+	shmem_init();
+	me = shmem_my_pe();
+	npes = shmem_n_pes();
+	counter = shmem_calloc(1, sizeof(*counter));
+	tickets = shmem_calloc(1, sizeof(*tickets));
+	handed_out = shmem_calloc((size_t)npes * ROUNDS, sizeof(*handed_out));
+	bits = shmem_calloc(1, sizeof(*bits));
+	sig = shmem_calloc(1, sizeof(*sig));
+	flags = shmem_calloc((size_t)npes, sizeof(*flags));
+	data = shmem_calloc((size_t)npes * 8, sizeof(long));
+	real = shmem_calloc(1, sizeof(double));
+
+	/* contention: every ticket is handed out once; the sums add up */
+	uint64_t last = 0;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		uint64_t ticket = shmem_uint64_atomic_fetch_inc(tickets, 0);
+
+		MP_CHECK(ticket < (uint64_t)npes * ROUNDS);
+		MP_CHECK(i == 0 || ticket > last);	/* this PE's tickets only grow */
+		last = ticket;
+		shmem_uint64_atomic_inc(&handed_out[ticket], 0);
+		shmem_uint64_atomic_fetch_add(counter, 2, 0);
+		shmem_uint64_atomic_add(counter, 1, 0);
+	}
+	shmem_uint64_atomic_or(bits, 1ull << me, 0);
+	shmem_barrier_all();
+	MP_CHECK(shmem_uint64_atomic_fetch(counter, 0) == (uint64_t)3 * ROUNDS * npes);
+	if (me == 0)
+		for (int t = 0; t < npes * ROUNDS; t++)
+			MP_CHECK(handed_out[t] == 1);
+	MP_CHECK(shmem_uint64_atomic_fetch(bits, 0) == (npes == 64 ? ~0ull : (1ull << npes) - 1));
+	shmem_barrier_all();
+
+	/* every operation's own result, one PE at a time on its right neighbour */
+	int right = (me + 1) % npes;
+	long *mine = &data[me * 8];
+	long fetched;
+
+	MP_CHECK(shmem_long_atomic_swap(mine, 5, right) == 0);
+	MP_CHECK(shmem_long_atomic_compare_swap(mine, 4, 9, right) == 5);	/* no match */
+	MP_CHECK(shmem_long_atomic_compare_swap(mine, 5, 9, right) == 5);	/* match */
+	MP_CHECK(shmem_long_atomic_fetch_inc(mine, right) == 9);
+	MP_CHECK(shmem_atomic_fetch_add(mine, 10L, right) == 10);	/* C11 generic */
+	shmem_long_atomic_set(mine + 1, 0xf0, right);
+	MP_CHECK(shmem_ulong_atomic_fetch_and((unsigned long *)(mine + 1), 0x3c, right) == 0xf0);
+	MP_CHECK(shmem_ulong_atomic_fetch_xor((unsigned long *)(mine + 1), 0xff, right) == 0x30);
+	shmem_long_atomic_fetch_nbi(&fetched, mine, right);
+	MP_CHECK(fetched == 20);
+	shmem_double_atomic_set(real, 2.5, right);
+	MP_CHECK(shmem_double_atomic_swap(real, 1.25, right) == 2.5);
+	shmem_barrier_all();
+	MP_CHECK(*real == 1.25);
+	int left = (me + npes - 1) % npes;
+
+	MP_CHECK(data[left * 8] == 20);
+	MP_CHECK(data[left * 8 + 1] == 0xcf);
+
+	/* put with signal: data first, then the signal; waited for on the target */
+	long payload[4] = { me, me + 1, me + 2, me + 3 };
+
+	shmem_long_put_signal(&data[me * 8 + 4], payload, 4, sig, 1, SHMEM_SIGNAL_ADD, right);
+	MP_CHECK(shmem_signal_wait_until(sig, SHMEM_CMP_GE, 1) == 1);
+	for (int k = 0; k < 4; k++)
+		MP_CHECK(data[left * 8 + 4 + k] == left + k);
+	shmem_barrier_all();
+	shmem_putmem_signal(&data[me * 8 + 4], payload, sizeof(long), sig, 7, SHMEM_SIGNAL_SET,
+			    right);
+	shmem_uint64_wait_until(sig, SHMEM_CMP_EQ, 7);
+	MP_CHECK(shmem_signal_fetch(sig) == 7);
+
+	/* wait_until_all/any/some and test: every PE raises its flag on PE 0 */
+	shmem_barrier_all();
+	shmem_uint64_atomic_set(&flags[me], (uint64_t)me + 1, 0);
+	if (me == 0) {
+		size_t idx[64];
+		int status[64] = { 0 };
+
+		shmem_uint64_wait_until_all(flags, (size_t)npes, NULL, SHMEM_CMP_GT, 0);
+		MP_CHECK(shmem_uint64_test_all(flags, (size_t)npes, NULL, SHMEM_CMP_NE, 0));
+		if (npes > 1)	/* only PE 1 wrote a 2 */
+			MP_CHECK(shmem_uint64_wait_until_any(flags, (size_t)npes, NULL,
+							     SHMEM_CMP_EQ, 2) == 1);
+		MP_CHECK(shmem_uint64_wait_until_some(flags, (size_t)npes, idx, NULL,
+						      SHMEM_CMP_GE, 1) == (size_t)npes);
+		status[0] = 1;	/* excluded */
+		MP_CHECK(shmem_uint64_test_any(flags, 1, status, SHMEM_CMP_EQ, 1) == SIZE_MAX);
+		MP_CHECK(shmem_uint64_test_some(flags, (size_t)npes, idx, status, SHMEM_CMP_LE,
+						1) == 0);
+		MP_CHECK(!shmem_uint64_test(&flags[0], SHMEM_CMP_LT, 1));
+	}
+	shmem_barrier_all();
+	if (me == 0)
+		printf("atomic: %d PEs ok (%d tickets, each once)\n", npes, npes * ROUNDS);
+	shmem_finalize();
+	return 0;
+}
