@@ -39,6 +39,24 @@ extern "C" {
 #define SHMEM_THREAD_SERIALIZED 2
 #define SHMEM_THREAD_MULTIPLE 3
 
+/* Teams and contexts: opaque handles */
+typedef struct shmemcomm_team *shmem_team_t;
+typedef struct shmemcomm_ctx *shmem_ctx_t;
+typedef struct {
+	int num_contexts;
+} shmem_team_config_t;
+
+extern shmem_team_t SHMEM_TEAM_WORLD;
+extern shmem_team_t SHMEM_TEAM_SHARED;
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+extern shmem_ctx_t SHMEM_CTX_DEFAULT;
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
 /* Library setup, exit and query */
 void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
@@ -212,6 +230,125 @@ void shmem_quiet(void);
 void shmem_fence(void);
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
+
+/* Teams */
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+			     const shmem_team_config_t *config, long config_mask,
+			     shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+			const shmem_team_config_t *xaxis_config, long xaxis_mask,
+			shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+			long yaxis_mask, shmem_team_t *yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+int shmem_team_sync(shmem_team_t team);
+
+/* Contexts: PE numbers given with a context are numbers in its team */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+
+#define SHMEMCOMM_DECLARE_CTX_RMA(NAME, TYPE)                                              \
+	void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,       \
+				    size_t nelems, int pe);                                \
+	void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,       \
+				    size_t nelems, int pe);                                \
+	void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,   \
+					size_t nelems, int pe);                            \
+	void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,   \
+					size_t nelems, int pe);                            \
+	void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,      \
+				     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+	void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,      \
+				     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+	void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);        \
+	TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *source, int pe);            \
+	void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, \
+					   size_t nelems, uint64_t *sig_addr,              \
+					   uint64_t signal, int sig_op, int pe);           \
+	void shmem_ctx_##NAME##_put_signal_nbi(shmem_ctx_t ctx, TYPE *dest,                \
+					       const TYPE *source, size_t nelems,          \
+					       uint64_t *sig_addr, uint64_t signal,        \
+					       int sig_op, int pe);
+SHMEMCOMM_RMA_TYPES(SHMEMCOMM_DECLARE_CTX_RMA)
+#undef SHMEMCOMM_DECLARE_CTX_RMA
+
+#define SHMEMCOMM_DECLARE_CTX_RMA_SIZE(BITS)                                              \
+	void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *dest, const void *source,         \
+				 size_t nelems, int pe);                                  \
+	void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *dest, const void *source,         \
+				 size_t nelems, int pe);                                  \
+	void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,   \
+				       size_t nelems, int pe);                            \
+	void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,   \
+				       size_t nelems, int pe);                            \
+	void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *dest, const void *source,        \
+				  ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);   \
+	void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *dest, const void *source,        \
+				  ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+SHMEMCOMM_RMA_SIZES(SHMEMCOMM_DECLARE_CTX_RMA_SIZE)
+#undef SHMEMCOMM_DECLARE_CTX_RMA_SIZE
+
+void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+			  int pe);
+void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+			  int pe);
+void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+			     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,
+				 size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,
+				 int pe);
+
+#define SHMEMCOMM_DECLARE_CTX_AMO_EXTENDED(NAME, TYPE)                                     \
+	TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *source, int pe); \
+	void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *fetch,             \
+						 const TYPE *source, int pe);              \
+	void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe); \
+	TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe); \
+	void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,  \
+						TYPE value, int pe);
+SHMEMCOMM_AMO_EXTENDED_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_EXTENDED)
+#undef SHMEMCOMM_DECLARE_CTX_AMO_EXTENDED
+
+#define SHMEMCOMM_DECLARE_CTX_AMO_STANDARD(NAME, TYPE)                                     \
+	TYPE shmem_ctx_##NAME##_atomic_compare_swap(shmem_ctx_t ctx, TYPE *dest, TYPE cond, \
+						    TYPE value, int pe);                   \
+	void shmem_ctx_##NAME##_atomic_compare_swap_nbi(shmem_ctx_t ctx, TYPE *fetch,      \
+							TYPE *dest, TYPE cond, TYPE value, \
+							int pe);                           \
+	TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *dest, int pe);     \
+	void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *fetch,         \
+						     TYPE *dest, int pe);                  \
+	void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *dest, int pe);           \
+	TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *dest, TYPE value,  \
+						 int pe);                                  \
+	void shmem_ctx_##NAME##_atomic_fetch_add_nbi(shmem_ctx_t ctx, TYPE *fetch,         \
+						     TYPE *dest, TYPE value, int pe);      \
+	void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);
+SHMEMCOMM_AMO_STANDARD_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_STANDARD)
+#undef SHMEMCOMM_DECLARE_CTX_AMO_STANDARD
+
+#define SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, OP)                               \
+	TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *dest, TYPE value, \
+						  int pe);                                 \
+	void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, TYPE *fetch,      \
+							TYPE *dest, TYPE value, int pe);   \
+	void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);
+#define SHMEMCOMM_DECLARE_CTX_AMO_BITWISE(NAME, TYPE)          \
+	SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, and) \
+	SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, or)  \
+	SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, xor)
+SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
+#undef SHMEMCOMM_DECLARE_CTX_AMO_BITWISE
+#undef SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 /* The C11 generic forms, over the distinct C types of the table above */

@@ -286,6 +286,13 @@ int main(int argc, char **argv)
 			signal_all(interrupts > 1 ? SIGKILL : (int)info.ssi_signo);
 			continue;
 		}
+		/*
+		 * Reap every PE that has ended, then decide: a PE that died first
+		 * and the peers that noticed it end up in one batch, all named
+		 * before shmemrun stops anyone.
+		 */
+		int stopping = kill_at != 0, batch_failed = 0;
+
 		for (;;) {
 			int status;
 			pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -298,18 +305,24 @@ int main(int argc, char **argv)
 				pes[r].running = 0;
 				pes[r].status = status;
 				running--;
-				if (exit_code(status) && first_failure < 0) {
+				if (!exit_code(status))
+					continue;
+				/* after shmemrun's own TERM or KILL, a death by them says nothing */
+				if (!stopping || !WIFSIGNALED(status) ||
+				    (WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL))
+					describe(r, status);
+				if (first_failure < 0) {
 					first_failure = r;
 					failure_status = status;
-					describe(r, status);
-					if (running) {
-						fprintf(stderr, "shmemrun: stopping the other %d PE%s\n",
-							running, running > 1 ? "s" : "");
-						signal_all(SIGTERM);
-						kill_at = now() + GRACE_SECONDS;
-					}
 				}
+				batch_failed = 1;
 			}
+		}
+		if (batch_failed && !stopping && running) {
+			fprintf(stderr, "shmemrun: stopping the other %d PE%s\n", running,
+				running > 1 ? "s" : "");
+			signal_all(SIGTERM);
+			kill_at = now() + GRACE_SECONDS;
 		}
 	}
 	/* whatever the PEs started goes with them */

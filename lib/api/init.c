@@ -106,6 +106,7 @@ static void init_or_exit(void)
 	if (sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node) ||
 	    sc_heap_init(&sc.heap, sc.heap_size))
 		exit(1);
+	sc_teams_init();
 	/* everyone has mapped everyone before anyone writes */
 	if (sc_boot_barrier(&sc.boot))
 		exit(1);

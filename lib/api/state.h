@@ -14,7 +14,10 @@
 #include "mem/mem.h"
 
 #define SC_BARRIER_ROUNDS 16	/* log2(SC_MAX_PES) + margin */
-#define SC_INTERNAL_SIZE (64u << 10)
+#define SC_MAX_TEAMS 64		/* sync slots, one per live team; a bit each in a mask */
+#define SC_SLOT_WORLD 0
+#define SC_SLOT_SHARED 1
+#define SC_INTERNAL_SIZE (256u << 10)
 
 struct sc_line {
 	_Atomic uint64_t value;
@@ -23,10 +26,26 @@ struct sc_line {
 
 /* The start of every PE's segment, before the user's heap. */
 struct sc_internal {
-	struct sc_line barrier[SC_BARRIER_ROUNDS];	/* arrivals per round */
-	struct sc_line barriers_entered;	/* by this PE: who is missing, on a timeout */
+	/* per team slot: arrivals in each round of its dissemination sync */
+	struct sc_line arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
+	/* per team slot: syncs this PE has entered (who is missing, on a timeout) */
+	struct sc_line entered[SC_MAX_TEAMS];
+	/* this PE's free slots, offered while its team agrees on new slots */
+	_Atomic uint64_t free_slots;
 	_Atomic int abort_pe;		/* PE + 1 that called global_exit, or 0 */
 	_Atomic int abort_status;
+};
+
+/* A team: the world PEs start, start + stride, ..., start + (size - 1) * stride. */
+struct sc_team {
+	int start;
+	int stride;
+	int size;
+	int my_index;		/* this PE's number in the team, or -1 */
+	int slot;		/* its sync slot in struct sc_internal */
+	uint64_t epoch;		/* syncs this PE has entered */
+	int num_contexts;	/* from its configuration */
+	int predefined;		/* WORLD and SHARED are never destroyed */
 };
 
 _Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");
@@ -39,7 +58,7 @@ struct sc_state {
 	int debug;		/* SHMEMCOMM_DEBUG */
 	double timeout;		/* SHMEMCOMM_TIMEOUT */
 	size_t heap_size;	/* SHMEM_SYMMETRIC_SIZE */
-	uint64_t barrier_epoch;
+	uint64_t free_slots;	/* this PE's unused team slots, a bit each */
 	unsigned long allocations;	/* calls to the allocator, for SHMEMCOMM_DEBUG */
 	struct sc_launch launch;
 	struct sc_boot boot;
@@ -49,6 +68,17 @@ struct sc_state {
 };
 
 extern struct sc_state sc;
+
+extern struct sc_team sc_team_world;
+extern struct sc_team sc_team_shared;
+
+/* Dissemination sync over @team's members; @what names the call for messages. */
+void sc_team_sync(struct sc_team *team, const char *what);
+void sc_teams_init(void);
+static inline int sc_team_world_pe(const struct sc_team *team, int index)
+{
+	return team->start + index * team->stride;
+}
 
 /* Exits with a clear message if the library is not initialized. */
 void sc_require_init(const char *function);

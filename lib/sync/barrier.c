@@ -1,11 +1,12 @@
 /*
- * Barrier and ordering among the PEs of a node, on shared memory.
+ * Team sync and the barriers built on it, on shared memory.
  *
- * The barrier is a dissemination barrier: in round k, PE i adds one to
- * round k's counter in PE (i + 2^k) mod n, then waits until its own
- * counter for round k has reached the number of barriers it has entered.
- * Counters only grow, so nothing is reset and a fast PE can run ahead into
- * the next barrier safely. ceil(log2 n) rounds, no shared hot spot.
+ * The sync is a dissemination barrier over the team's members: in round k,
+ * member i adds one to round k's counter of the team's slot in member
+ * (i + 2^k) mod n, then waits until its own counter for round k has reached
+ * the number of syncs it has entered on this team. Counters only grow while
+ * the team lives, so a fast member can run ahead into the next sync safely.
+ * ceil(log2 n) rounds, no shared hot spot.
  */
 #include <stdatomic.h>
 
@@ -13,31 +14,38 @@
 #include "sync/wait.h"
 #include "shmem.h"
 
-/* The PEs of the node that have not entered the barrier this PE is in. */
-static void missing_pes(char *out, unsigned long len)
+static const struct sc_team *waiting_team;
+
+/* The members of the team being synced that have not entered this sync. */
+static void missing_members(char *out, unsigned long len)
 {
+	const struct sc_team *team = waiting_team;
 	int missing[SC_MAX_PES], n = 0;
 
-	for (int pe = 0; pe < sc.npes; pe++)
-		if (atomic_load(&sc_internal_of(pe)->barriers_entered.value) < sc.barrier_epoch)
+	for (int i = 0; i < team->size; i++) {
+		int pe = sc_team_world_pe(team, i);
+
+		if (atomic_load(&sc_internal_of(pe)->entered[team->slot].value) < team->epoch)
 			missing[n++] = pe;
+	}
 	sc_format_ranks(missing, n, out, len);
 }
 
-static void barrier(const char *what)
+void sc_team_sync(struct sc_team *team, const char *what)
 {
-	uint64_t epoch = ++sc.barrier_epoch;
 	struct sc_internal *mine = sc_internal_of(sc.me);
+	uint64_t epoch = ++team->epoch;
 
-	atomic_store(&mine->barriers_entered.value, epoch);
-	for (int k = 0, step = 1; step < sc.npes; k++, step <<= 1) {
-		int to = (sc.me + step) % sc.npes;
-		int from = (sc.me - step + sc.npes) % sc.npes;
+	atomic_store(&mine->entered[team->slot].value, epoch);
+	waiting_team = team;
+	for (int k = 0, step = 1; step < team->size; k++, step <<= 1) {
+		int to = sc_team_world_pe(team, (team->my_index + step) % team->size);
+		int from = sc_team_world_pe(team, (team->my_index - step + team->size) % team->size);
 		struct sc_wait wait;
 
-		atomic_fetch_add(&sc_internal_of(to)->barrier[k].value, 1);
-		sc_wait_begin(&wait, what, from, missing_pes);
-		while (atomic_load(&mine->barrier[k].value) < epoch)
+		atomic_fetch_add(&sc_internal_of(to)->arrivals[team->slot][k].value, 1);
+		sc_wait_begin(&wait, what, from, missing_members);
+		while (atomic_load(&mine->arrivals[team->slot][k].value) < epoch)
 			sc_wait_step(&wait);
 	}
 }
@@ -59,12 +67,12 @@ void shmem_barrier_all(void)
 {
 	sc_require_init("shmem_barrier_all");
 	atomic_thread_fence(memory_order_seq_cst);
-	barrier("shmem_barrier_all");
+	sc_team_sync(&sc_team_world, "shmem_barrier_all");
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
 void shmem_sync_all(void)
 {
 	sc_require_init("shmem_sync_all");
-	barrier("shmem_sync_all");
+	sc_team_sync(&sc_team_world, "shmem_sync_all");
 }

@@ -1,0 +1,249 @@
+/*
+ * Teams: strided sets of PEs, each with its own sync slot. Splitting is
+ * collective over the parent team; its members agree on free slots by
+ * offering their free-slot masks (in their internal areas), syncing, and
+ * taking the lowest slots free everywhere, then syncing again before anyone
+ * may offer anew.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/state.h"
+#include "shmem.h"
+#include "util/log.h"
+
+struct sc_team sc_team_world, sc_team_shared;
+shmem_team_t SHMEM_TEAM_WORLD = (shmem_team_t)&sc_team_world;
+shmem_team_t SHMEM_TEAM_SHARED = (shmem_team_t)&sc_team_shared;
+
+static struct sc_team *team_of(shmem_team_t team)
+{
+	return (struct sc_team *)team;
+}
+
+static void team_set(struct sc_team *t, int start, int stride, int size, int slot)
+{
+	memset(t, 0, sizeof(*t));
+	t->start = start;
+	t->stride = stride;
+	t->size = size;
+	t->slot = slot;
+	t->my_index = -1;
+	if (sc.me >= start && (sc.me - start) % stride == 0 && (sc.me - start) / stride < size)
+		t->my_index = (sc.me - start) / stride;
+}
+
+void sc_teams_init(void)
+{
+	sc.free_slots = ~0ull & ~(1ull << SC_SLOT_WORLD) & ~(1ull << SC_SLOT_SHARED);
+	team_set(&sc_team_world, 0, 1, sc.npes, SC_SLOT_WORLD);
+	/* every PE shares this node (init refuses otherwise) */
+	team_set(&sc_team_shared, 0, 1, sc.npes, SC_SLOT_SHARED);
+	sc_team_world.predefined = sc_team_shared.predefined = 1;
+}
+
+/*
+ * The members of @parent agree on @count slots free on all of them; 0, or
+ * -ENOSPC (on every member alike) when there are not that many.
+ */
+static int agree_on_slots(struct sc_team *parent, int count, int *slots, const char *what)
+{
+	uint64_t common = ~0ull;
+	int found = 0;
+
+	atomic_store(&sc_internal_of(sc.me)->free_slots, sc.free_slots);
+	sc_team_sync(parent, what);
+	for (int i = 0; i < parent->size; i++)
+		common &= atomic_load(&sc_internal_of(sc_team_world_pe(parent, i))->free_slots);
+	sc_team_sync(parent, what);
+	for (int slot = 0; slot < SC_MAX_TEAMS && found < count; slot++)
+		if (common & (1ull << slot))
+			slots[found++] = slot;
+	return found == count ? 0 : -ENOSPC;
+}
+
+static void claim_slot(struct sc_team *team)
+{
+	sc.free_slots &= ~(1ull << team->slot);
+	atomic_store(&sc_internal_of(sc.me)->entered[team->slot].value, 0);
+}
+
+static int valid_config(const shmem_team_config_t *config, long mask, const char *what)
+{
+	if (mask & ~SHMEM_TEAM_NUM_CONTEXTS) {
+		sc_error("PE %d: %s: config_mask %#lx has bits other than SHMEM_TEAM_NUM_CONTEXTS",
+			 sc.me, what, mask);
+		return 0;
+	}
+	if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && (!config || config->num_contexts < 0)) {
+		sc_error("PE %d: %s: SHMEM_TEAM_NUM_CONTEXTS asks for a config with num_contexts >= 0",
+			 sc.me, what);
+		return 0;
+	}
+	return 1;
+}
+
+/* A new team object for this PE if it is a member, else SHMEM_TEAM_INVALID. */
+static shmem_team_t make_team(int start, int stride, int size, int slot,
+			      const shmem_team_config_t *config, long mask)
+{
+	struct sc_team *t;
+
+	if ((sc.me - start) % stride || sc.me < start || (sc.me - start) / stride >= size)
+		return SHMEM_TEAM_INVALID;
+	t = malloc(sizeof(*t));
+	if (!t)
+		sc_fatal(1, "PE %d: out of memory for a team", sc.me);
+	team_set(t, start, stride, size, slot);
+	if (mask & SHMEM_TEAM_NUM_CONTEXTS)
+		t->num_contexts = config->num_contexts;
+	claim_slot(t);
+	return (shmem_team_t)t;
+}
+
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+			     const shmem_team_config_t *config, long config_mask,
+			     shmem_team_t *new_team)
+{
+	const char *what = "shmem_team_split_strided";
+	struct sc_team *parent = team_of(parent_team);
+	int slot, valid;
+
+	sc_require_init(what);
+	*new_team = SHMEM_TEAM_INVALID;
+	if (!parent || parent->my_index < 0) {
+		sc_error("PE %d: %s: the parent team is invalid or this PE is not in it", sc.me,
+			 what);
+		return -1;
+	}
+	valid = start >= 0 && size >= 1 && (stride >= 1 || (stride == 0 && size == 1)) &&
+		(long)start + (long)(size - 1) * (stride ? stride : 1) < parent->size;
+	if (!valid)
+		sc_error("PE %d: %s: start %d, stride %d, size %d do not fit a parent of %d PEs",
+			 sc.me, what, start, stride, size, parent->size);
+	if (!valid_config(config, config_mask, what))
+		valid = 0;
+	/* every member takes part in the agreement, so that none is left waiting */
+	if (agree_on_slots(parent, 1, &slot, what)) {
+		sc_error("PE %d: %s: all %d team slots are in use; destroy teams no longer needed",
+			 sc.me, what, SC_MAX_TEAMS);
+		return -1;
+	}
+	if (!valid)
+		return -1;
+	*new_team = make_team(sc_team_world_pe(parent, start), parent->stride * (stride ? stride : 1),
+			      size, slot, config, config_mask);
+	return 0;
+}
+
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+			const shmem_team_config_t *xaxis_config, long xaxis_mask,
+			shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+			long yaxis_mask, shmem_team_t *yaxis_team)
+{
+	const char *what = "shmem_team_split_2d";
+	struct sc_team *parent = team_of(parent_team);
+	int slots[2 * SC_MAX_TEAMS], rows, columns, row, column, valid;
+
+	sc_require_init(what);
+	*xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+	if (!parent || parent->my_index < 0) {
+		sc_error("PE %d: %s: the parent team is invalid or this PE is not in it", sc.me,
+			 what);
+		return -1;
+	}
+	valid = xrange >= 1 && valid_config(xaxis_config, xaxis_mask, what) &&
+		valid_config(yaxis_config, yaxis_mask, what);
+	if (xrange < 1)
+		sc_error("PE %d: %s: xrange %d is not positive", sc.me, what, xrange);
+	columns = xrange > parent->size ? parent->size : (xrange < 1 ? 1 : xrange);
+	rows = (parent->size + columns - 1) / columns;
+	/* one slot per row team and one per column team, agreed all at once */
+	if (agree_on_slots(parent, rows + columns, slots, what)) {
+		sc_error("PE %d: %s: %d row and column teams need more than the free team slots",
+			 sc.me, what, rows + columns);
+		return -1;
+	}
+	if (!valid)
+		return -1;
+	row = parent->my_index / columns;
+	column = parent->my_index % columns;
+	*xaxis_team = make_team(sc_team_world_pe(parent, row * columns), parent->stride,
+				parent->size - row * columns < columns ?
+				parent->size - row * columns : columns,
+				slots[row], xaxis_config, xaxis_mask);
+	*yaxis_team = make_team(sc_team_world_pe(parent, column), parent->stride * columns,
+				(parent->size - column + columns - 1) / columns,
+				slots[rows + column], yaxis_config, yaxis_mask);
+	return 0;
+}
+
+void shmem_team_destroy(shmem_team_t team)
+{
+	struct sc_team *t = team_of(team);
+
+	sc_require_init("shmem_team_destroy");
+	if (!t)
+		return;
+	if (t->predefined)
+		sc_fatal(1, "PE %d: shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed",
+			 sc.me);
+	/* after this sync no member signals into the slot again: clear it for reuse */
+	sc_team_sync(t, "shmem_team_destroy");
+	for (int k = 0; k < SC_BARRIER_ROUNDS; k++)
+		atomic_store(&sc_internal_of(sc.me)->arrivals[t->slot][k].value, 0);
+	atomic_store(&sc_internal_of(sc.me)->entered[t->slot].value, 0);
+	sc.free_slots |= 1ull << t->slot;
+	free(t);
+}
+
+int shmem_team_my_pe(shmem_team_t team)
+{
+	sc_require_init("shmem_team_my_pe");
+	return team ? team_of(team)->my_index : -1;
+}
+
+int shmem_team_n_pes(shmem_team_t team)
+{
+	sc_require_init("shmem_team_n_pes");
+	return team ? team_of(team)->size : -1;
+}
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+	sc_require_init("shmem_team_get_config");
+	if (!team || !config || (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS))
+		return -1;
+	if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+		config->num_contexts = team_of(team)->num_contexts;
+	return 0;
+}
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+	struct sc_team *src = team_of(src_team), *dest = team_of(dest_team);
+	int pe;
+
+	sc_require_init("shmem_team_translate_pe");
+	if (!src || !dest || src_pe < 0 || src_pe >= src->size)
+		return -1;
+	pe = sc_team_world_pe(src, src_pe);
+	if (pe < dest->start || (pe - dest->start) % dest->stride ||
+	    (pe - dest->start) / dest->stride >= dest->size)
+		return -1;
+	return (pe - dest->start) / dest->stride;
+}
+
+int shmem_team_sync(shmem_team_t team)
+{
+	struct sc_team *t = team_of(team);
+
+	sc_require_init("shmem_team_sync");
+	if (!t || t->my_index < 0) {
+		sc_error("PE %d: shmem_team_sync: the team is invalid or this PE is not in it", sc.me);
+		return -1;
+	}
+	sc_team_sync(t, "shmem_team_sync");
+	return 0;
+}
