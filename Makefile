@@ -31,7 +31,7 @@ VERBS_TESTS := rdma dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 
 BIN := $(BUILD)/bin
-TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc
+TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency
 
 .PHONY: all kmod check run checkpatch clean
 all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
@@ -43,6 +43,9 @@ $(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
 $(BIN)/shmemrun: $(BUILD)/tools/shmemrun.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^
+
+$(BIN)/shmemcomm-latency: tools/shmemcomm_latency.c $(LIB) $(BIN)/oshcc
+	$(BIN)/oshcc $(CFLAGS) -o $@ $<
 
 $(BIN)/oshrun: $(BIN)/shmemrun
 	ln -sf shmemrun $@
