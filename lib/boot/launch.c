@@ -121,7 +121,8 @@ static int detect_mpirun(struct sc_launch *l)
 	if (read_rank_size(l, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE") ||
 	    sc_env_long("OMPI_COMM_WORLD_LOCAL_SIZE", l->size, 1, SC_MAX_PES, &local_size))
 		return -EINVAL;
-	if (local_size != l->size) {
+	/* no host is known for rank 0 across hosts, unless the user names it */
+	if (local_size != l->size && !sc_env_string("SHMEMCOMM_BOOTSTRAP")) {
 		sc_error("mpirun started %d PEs on more than one host (%ld on this one): set SHMEMCOMM_BOOTSTRAP=host:port to a free port on rank 0's host",
 			 l->size, local_size);
 		return -EINVAL;

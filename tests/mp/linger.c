@@ -1,0 +1,44 @@
+/* For the launcher tests:
+ *   linger signal  every PE says "ready", waits for SIGUSR1 and says so
+ *   linger orphan  every PE starts a grandchild that sleeps on (argv[2] names
+ *                  it), then PE 1 fails
+ */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mp.h"
+
+static volatile sig_atomic_t got;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got = 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	shmem_init();
+	if (!strcmp(mode, "signal")) {
+		signal(SIGUSR1, on_usr1);
+		shmem_barrier_all();
+		printf("ready\n");
+		fflush(stdout);
+		while (!got)
+			pause();
+		printf("got SIGUSR1\n");
+	} else if (!strcmp(mode, "orphan") && argc > 2) {
+		if (!fork()) {
+			execlp("sleep", argv[2], "300", (char *)NULL);
+			_exit(127);
+		}
+		shmem_barrier_all();
+		if (shmem_my_pe() == 1)
+			shmem_global_exit(3);
+		pause();
+	}
+	return 0;
+}
