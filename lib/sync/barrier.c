@@ -14,7 +14,8 @@
 #include "sync/wait.h"
 #include "shmem.h"
 
-static const struct sc_team *waiting_team;
+/* per thread: threads may sync different teams at once */
+static _Thread_local const struct sc_team *waiting_team;
 
 /* The members of the team being synced that have not entered this sync. */
 static void missing_members(char *out, unsigned long len)
