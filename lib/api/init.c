@@ -14,6 +14,7 @@
 
 #include "api/state.h"
 #include "shmem.h"
+#include "shmemx.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -67,7 +68,46 @@ void shmem_global_exit(int status)
 	_exit(status);
 }
 
-static void init_or_exit(void)
+/* NULL, or the attributes of shmemx_init_attr: set fields win over the environment */
+static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
+			    enum sc_mem_kind *kind)
+{
+	for (int i = 0; i < 4; i++)
+		if (attr->reserved[i]) {
+			sc_error("shmemx_init_attr: reserved[%d] is %lu; zero the whole attribute struct",
+				 i, attr->reserved[i]);
+			return -1;
+		}
+	if (attr->symmetric_size) {
+		if (attr->symmetric_size < (1u << 20) || attr->symmetric_size > (1ull << 40)) {
+			sc_error("shmemx_init_attr: symmetric_size %zu is outside 1048576..%llu bytes",
+				 attr->symmetric_size, 1ull << 40);
+			return -1;
+		}
+		*heap = attr->symmetric_size;
+	}
+	if (attr->timeout_seconds) {
+		if (!(attr->timeout_seconds > 0 && attr->timeout_seconds <= 1e6)) {
+			sc_error("shmemx_init_attr: timeout_seconds %g is not in (0, 1000000]",
+				 attr->timeout_seconds);
+			return -1;
+		}
+		sc.timeout = attr->timeout_seconds;
+	}
+	if (attr->transport) {
+		if (!strcmp(attr->transport, "kmod")) {
+			*kind = SC_MEM_KMOD;
+		} else if (!strcmp(attr->transport, "memfd")) {
+			*kind = SC_MEM_MEMFD;
+		} else {
+			sc_error("shmemx_init_attr: transport '%s' is not kmod or memfd", attr->transport);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void init_or_exit(const shmemx_init_attr_t *attr)
 {
 	uint64_t heap;
 	long debug;
@@ -83,6 +123,8 @@ static void init_or_exit(void)
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
 	    sc_launch_detect(&sc.launch) || sc_mem_pick(&kind))
+		exit(1);
+	if (attr && apply_attributes(attr, &heap, &kind))
 		exit(1);
 	sc.heap_size = heap;
 	sc.debug = (int)debug;
@@ -118,12 +160,17 @@ static void init_or_exit(void)
 
 void shmem_init(void)
 {
-	init_or_exit();
+	init_or_exit(NULL);
+}
+
+void shmemx_init_attr(const shmemx_init_attr_t *attr)
+{
+	init_or_exit(attr);
 }
 
 int shmem_init_thread(int requested, int *provided)
 {
-	init_or_exit();
+	init_or_exit(NULL);
 	(void)requested;
 	/* the library keeps no per-thread state: any threading level is fine */
 	if (provided)
@@ -211,6 +258,36 @@ void *shmem_ptr(const void *dest, int pe)
 	if (!shmem_addr_accessible(dest, pe))
 		return NULL;
 	return sc_heap_base(pe) + ((const char *)dest - sc_heap_base(sc.me));
+}
+
+const char *shmemx_transport_name(void)
+{
+	sc_require_init("shmemx_transport_name");
+	return sc_mem_name(sc.mem.kind);
+}
+
+size_t shmemx_heap_size(void)
+{
+	sc_require_init("shmemx_heap_size");
+	return sc.heap_size;
+}
+
+size_t shmemx_heap_free(void)
+{
+	sc_require_init("shmemx_heap_free");
+	return sc_heap_free_bytes(&sc.heap);
+}
+
+int shmemx_local_pe(void)
+{
+	sc_require_init("shmemx_local_pe");
+	return sc.node.local_rank;
+}
+
+int shmemx_n_local_pes(void)
+{
+	sc_require_init("shmemx_n_local_pes");
+	return sc.node.local_size;
 }
 
 void shmem_info_get_version(int *major, int *minor)

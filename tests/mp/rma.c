@@ -87,6 +87,20 @@ int main(void)
 	shmem_quiet();
 	MP_CHECK(left == -((me + npes - 2 + npes) % npes));
 
+	/* the default context and sync_all */
+	shmem_barrier_all();
+	long *count = shmem_calloc(1, sizeof(long));
+
+	shmem_ctx_long_p(SHMEM_CTX_DEFAULT, &longs[1], 7 * me, (me + 1) % npes);
+	shmem_ctx_quiet(SHMEM_CTX_DEFAULT);
+	shmem_sync_all();
+	MP_CHECK(longs[1] == 7 * ((me + npes - 1) % npes));
+	MP_CHECK(shmem_ctx_long_atomic_fetch_add(SHMEM_CTX_DEFAULT, count, 1, 0) >= 0);
+	shmem_barrier_all();
+	if (me == 0)
+		MP_CHECK(*count == npes);
+	shmem_free(count);
+
 	/* every PE of one node is reachable by load and store */
 	for (int pe = 0; pe < npes; pe++) {
 		long *there = shmem_ptr(longs, pe);
