@@ -174,12 +174,9 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_AMO_BITWISE)
 #undef SHMEMCOMM_DECLARE_AMO_BITWISE
 #undef SHMEMCOMM_DECLARE_AMO_BITWISE_OP
 
-/* Point-to-point synchronization: the standard's types for wait and test */
-#define SHMEMCOMM_P2P_TYPES(X)                                               \
-	X(int, int) X(long, long) X(longlong, long long) X(uint, unsigned int) \
-	X(ulong, unsigned long) X(ulonglong, unsigned long long)             \
-	X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t)              \
-	X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
+/* Point-to-point synchronization: the standard's table for wait and test is its
+ * standard AMO table */
+#define SHMEMCOMM_P2P_TYPES(X) SHMEMCOMM_AMO_STANDARD_TYPES(X)
 
 #define SHMEMCOMM_DECLARE_P2P(NAME, TYPE)                                                   \
 	void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);                \

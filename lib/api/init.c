@@ -94,15 +94,9 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 		}
 		sc.timeout = attr->timeout_seconds;
 	}
-	if (attr->transport) {
-		if (!strcmp(attr->transport, "kmod")) {
-			*kind = SC_MEM_KMOD;
-		} else if (!strcmp(attr->transport, "memfd")) {
-			*kind = SC_MEM_MEMFD;
-		} else {
-			sc_error("shmemx_init_attr: transport '%s' is not kmod or memfd", attr->transport);
-			return -1;
-		}
+	if (attr->transport && sc_mem_parse(attr->transport, kind)) {
+		sc_error("shmemx_init_attr: transport '%s' is not kmod or memfd", attr->transport);
+		return -1;
 	}
 	return 0;
 }

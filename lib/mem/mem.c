@@ -15,6 +15,17 @@ const char *sc_mem_name(enum sc_mem_kind kind)
 	return kind == SC_MEM_KMOD ? "kmod" : "memfd";
 }
 
+int sc_mem_parse(const char *name, enum sc_mem_kind *kind)
+{
+	if (!strcmp(name, "kmod"))
+		*kind = SC_MEM_KMOD;
+	else if (!strcmp(name, "memfd"))
+		*kind = SC_MEM_MEMFD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int sc_mem_pick(enum sc_mem_kind *kind)
 {
 	const char *forced = sc_env_string("SHMEMCOMM_TRANSPORT");
@@ -23,11 +34,7 @@ int sc_mem_pick(enum sc_mem_kind *kind)
 		*kind = access(sc_kmod_device_path(), F_OK) ? SC_MEM_MEMFD : SC_MEM_KMOD;
 		return 0;
 	}
-	if (!strcmp(forced, "kmod")) {
-		*kind = SC_MEM_KMOD;
-	} else if (!strcmp(forced, "memfd")) {
-		*kind = SC_MEM_MEMFD;
-	} else {
+	if (sc_mem_parse(forced, kind)) {
 		sc_error("SHMEMCOMM_TRANSPORT=%s is not one of kmod, memfd", forced);
 		return -EINVAL;
 	}

@@ -28,6 +28,8 @@ struct sc_mem {
 };
 
 const char *sc_mem_name(enum sc_mem_kind kind);
+/* "kmod" or "memfd" as a kind; -EINVAL for anything else. */
+int sc_mem_parse(const char *name, enum sc_mem_kind *kind);
 /* From SHMEMCOMM_TRANSPORT, else kmod if the device exists, else memfd. */
 int sc_mem_pick(enum sc_mem_kind *kind);
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
