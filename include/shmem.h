@@ -243,6 +243,53 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 void shmem_team_destroy(shmem_team_t team);
 int shmem_team_sync(shmem_team_t team);
 
+/* Team collectives. Every member calls them with the same team and sizes;
+ * source and dest are symmetric. They return 0, or nonzero after a message. */
+#define SHMEMCOMM_REDUCE_BITWISE_TYPES(X)                                          \
+	X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int)    \
+	X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t)   \
+	X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t)    \
+	X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)
+#define SHMEMCOMM_REDUCE_ORDERED_TYPES(X)                                          \
+	X(char, char) X(schar, signed char) X(short, short) X(int, int) X(long, long) \
+	X(longlong, long long) X(ptrdiff, ptrdiff_t) X(float, float)               \
+	X(double, double) X(longdouble, long double) SHMEMCOMM_REDUCE_BITWISE_TYPES(X)
+
+#define SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, OP)                                        \
+	int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source, \
+					 size_t nreduce);
+#define SHMEMCOMM_DECLARE_REDUCE_BITWISE(NAME, TYPE)      \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, and)        \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, or)         \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, xor)
+#define SHMEMCOMM_DECLARE_REDUCE_ORDERED(NAME, TYPE)      \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, min)        \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, max)        \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, sum)        \
+	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, prod)
+SHMEMCOMM_REDUCE_BITWISE_TYPES(SHMEMCOMM_DECLARE_REDUCE_BITWISE)
+SHMEMCOMM_REDUCE_ORDERED_TYPES(SHMEMCOMM_DECLARE_REDUCE_ORDERED)
+#undef SHMEMCOMM_DECLARE_REDUCE_ORDERED
+#undef SHMEMCOMM_DECLARE_REDUCE_BITWISE
+#undef SHMEMCOMM_DECLARE_REDUCE
+
+#define SHMEMCOMM_DECLARE_DATA_COLLECTIVES(NAME, TYPE)                                  \
+	int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source,  \
+				     size_t nelems, int PE_root);                        \
+	int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,    \
+				   size_t nelems);                                       \
+	int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,   \
+				    size_t nelems);                                      \
+	int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,   \
+				    size_t nelems);
+SHMEMCOMM_RMA_TYPES(SHMEMCOMM_DECLARE_DATA_COLLECTIVES)
+#undef SHMEMCOMM_DECLARE_DATA_COLLECTIVES
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+		       int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+
 /* Contexts: PE numbers given with a context are numbers in its team */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);

@@ -32,6 +32,8 @@ struct sc_internal {
 	struct sc_line entered[SC_MAX_TEAMS];
 	/* this PE's free slots, offered while its team agrees on new slots */
 	_Atomic uint64_t free_slots;
+	/* this PE's element count, offered to its team in shmem_collect */
+	_Atomic uint64_t collect_count;
 	_Atomic int abort_pe;		/* PE + 1 that called global_exit, or 0 */
 	_Atomic int abort_status;
 };
