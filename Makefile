@@ -76,7 +76,7 @@ $(LIB): $(LIB_OBJS)
 # Host unit tests build the library sources again with the sanitizers.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS) -lm
 
 # A 32-bit static program: the ioctls through compat_ioctl.
 $(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib/util/log.c
