@@ -125,6 +125,11 @@ void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 
+/* The standard's operation classes: X(NAME, TYPE, OP) for each OP */
+#define SHMEMCOMM_BITWISE_OPS(X, NAME, TYPE) X(NAME, TYPE, and) X(NAME, TYPE, or) X(NAME, TYPE, xor)
+#define SHMEMCOMM_ORDERED_OPS(X, NAME, TYPE) \
+	X(NAME, TYPE, min) X(NAME, TYPE, max) X(NAME, TYPE, sum) X(NAME, TYPE, prod)
+
 /* Atomics: the standard's three type classes (TYPENAME, TYPE) */
 #define SHMEMCOMM_AMO_STANDARD_TYPES(X)                                      \
 	X(int, int) X(long, long) X(longlong, long long) X(uint, unsigned int) \
@@ -166,10 +171,8 @@ SHMEMCOMM_AMO_STANDARD_TYPES(SHMEMCOMM_DECLARE_AMO_STANDARD)
 	void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *fetch, TYPE *dest, TYPE value, \
 						    int pe);                           \
 	void shmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe);
-#define SHMEMCOMM_DECLARE_AMO_BITWISE(NAME, TYPE)          \
-	SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, and) \
-	SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, or)  \
-	SHMEMCOMM_DECLARE_AMO_BITWISE_OP(NAME, TYPE, xor)
+#define SHMEMCOMM_DECLARE_AMO_BITWISE(NAME, TYPE) \
+	SHMEMCOMM_BITWISE_OPS(SHMEMCOMM_DECLARE_AMO_BITWISE_OP, NAME, TYPE)
 SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_AMO_BITWISE)
 #undef SHMEMCOMM_DECLARE_AMO_BITWISE
 #undef SHMEMCOMM_DECLARE_AMO_BITWISE_OP
@@ -258,15 +261,10 @@ int shmem_team_sync(shmem_team_t team);
 #define SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, OP)                                        \
 	int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source, \
 					 size_t nreduce);
-#define SHMEMCOMM_DECLARE_REDUCE_BITWISE(NAME, TYPE)      \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, and)        \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, or)         \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, xor)
-#define SHMEMCOMM_DECLARE_REDUCE_ORDERED(NAME, TYPE)      \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, min)        \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, max)        \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, sum)        \
-	SHMEMCOMM_DECLARE_REDUCE(NAME, TYPE, prod)
+#define SHMEMCOMM_DECLARE_REDUCE_BITWISE(NAME, TYPE) \
+	SHMEMCOMM_BITWISE_OPS(SHMEMCOMM_DECLARE_REDUCE, NAME, TYPE)
+#define SHMEMCOMM_DECLARE_REDUCE_ORDERED(NAME, TYPE) \
+	SHMEMCOMM_ORDERED_OPS(SHMEMCOMM_DECLARE_REDUCE, NAME, TYPE)
 SHMEMCOMM_REDUCE_BITWISE_TYPES(SHMEMCOMM_DECLARE_REDUCE_BITWISE)
 SHMEMCOMM_REDUCE_ORDERED_TYPES(SHMEMCOMM_DECLARE_REDUCE_ORDERED)
 #undef SHMEMCOMM_DECLARE_REDUCE_ORDERED
@@ -386,10 +384,8 @@ SHMEMCOMM_AMO_STANDARD_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_STANDARD)
 	void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, TYPE *fetch,      \
 							TYPE *dest, TYPE value, int pe);   \
 	void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);
-#define SHMEMCOMM_DECLARE_CTX_AMO_BITWISE(NAME, TYPE)          \
-	SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, and) \
-	SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, or)  \
-	SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP(NAME, TYPE, xor)
+#define SHMEMCOMM_DECLARE_CTX_AMO_BITWISE(NAME, TYPE) \
+	SHMEMCOMM_BITWISE_OPS(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP, NAME, TYPE)
 SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
 #undef SHMEMCOMM_DECLARE_CTX_AMO_BITWISE
 #undef SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP

@@ -316,8 +316,6 @@ SHMEMCOMM_AMO_STANDARD_TYPES(DEFINE_CTX_AMO_STANDARD)
 	{                                                                                   \
 		shmem_##NAME##_atomic_##OP(dest, value, PE(#NAME "_atomic_" #OP));          \
 	}
-#define DEFINE_CTX_AMO_BITWISE(NAME, TYPE)          \
-	DEFINE_CTX_AMO_BITWISE_OP(NAME, TYPE, and) \
-	DEFINE_CTX_AMO_BITWISE_OP(NAME, TYPE, or)  \
-	DEFINE_CTX_AMO_BITWISE_OP(NAME, TYPE, xor)
+#define DEFINE_CTX_AMO_BITWISE(NAME, TYPE) \
+	SHMEMCOMM_BITWISE_OPS(DEFINE_CTX_AMO_BITWISE_OP, NAME, TYPE)
 SHMEMCOMM_AMO_BITWISE_TYPES(DEFINE_CTX_AMO_BITWISE)
