@@ -31,7 +31,7 @@ VERBS_TESTS := rdma dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 
 BIN := $(BUILD)/bin
-TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency
+TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf
 
 .PHONY: all kmod check run checkpatch clean
 all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
@@ -45,6 +45,9 @@ $(BIN)/shmemrun: $(BUILD)/tools/shmemrun.o
 	$(CC) $(CFLAGS) -o $@ $^
 
 $(BIN)/shmemcomm-latency: tools/shmemcomm_latency.c $(LIB) $(BIN)/oshcc
+	$(BIN)/oshcc $(CFLAGS) -o $@ $<
+
+$(BIN)/shmemcomm-perf: tools/shmemcomm_perf.c $(LIB) $(BIN)/oshcc
 	$(BIN)/oshcc $(CFLAGS) -o $@ $<
 
 $(BIN)/oshrun: $(BIN)/shmemrun
@@ -74,7 +77,7 @@ $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 # Host unit tests build the library sources again with the sanitizers.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS) $(wildcard lib/*/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS) -lm
 

@@ -35,6 +35,88 @@ size_t shmemx_heap_free(void);
 int shmemx_local_pe(void);
 int shmemx_n_local_pes(void);
 
+/*
+ * Training collectives.
+ *
+ * Every PE of @team calls the same collective with the same count, dtype,
+ * op and root, in the same order. @dest may equal @source (in place) or
+ * must not overlap it. Buffers may be anywhere: on the symmetric heap they
+ * are read by the peers where they are (zero copy); elsewhere they go
+ * through the library's staging buffers, in a pipeline. Any count and any
+ * alignment work. Every PE gets the same bits, run after run: each element
+ * is reduced in team order by the same code. fp16 and bf16 accumulate in
+ * fp32 and round once; integers wrap on sum and prod; avg is the sum
+ * divided by the team size (integers: truncated toward zero).
+ *
+ * They return 0, or -1 after a message naming the bad argument.
+ */
+typedef enum {
+	SHMEMX_FP32, SHMEMX_FP64, SHMEMX_FP16, SHMEMX_BF16,
+	SHMEMX_INT8, SHMEMX_INT16, SHMEMX_INT32, SHMEMX_INT64,
+	SHMEMX_UINT8, SHMEMX_UINT16, SHMEMX_UINT32, SHMEMX_UINT64,
+} shmemx_dtype_t;
+
+/* band, bor and bxor are for the integer dtypes. */
+typedef enum {
+	SHMEMX_SUM, SHMEMX_PROD, SHMEMX_MIN, SHMEMX_MAX, SHMEMX_AVG,
+	SHMEMX_BAND, SHMEMX_BOR, SHMEMX_BXOR,
+} shmemx_op_t;
+
+/* The size of one element of @dtype in bytes, or 0 if it is not a dtype. */
+size_t shmemx_dtype_size(shmemx_dtype_t dtype);
+
+/* dest[i] = source[i] of PE 0 OP ... OP source[i] of PE n-1, on every PE. */
+int shmemx_allreduce(shmem_team_t team, void *dest, const void *source, size_t count,
+		     shmemx_dtype_t dtype, shmemx_op_t op);
+/* source holds n blocks of @count; PE i gets block i reduced over the team. */
+int shmemx_reduce_scatter(shmem_team_t team, void *dest, const void *source, size_t count,
+			  shmemx_dtype_t dtype, shmemx_op_t op);
+/* dest holds n blocks of @count: block i is PE i's source. */
+int shmemx_allgather(shmem_team_t team, void *dest, const void *source, size_t count,
+		     shmemx_dtype_t dtype);
+/* Every PE's dest gets @root's source (root is a team index). */
+int shmemx_broadcast(shmem_team_t team, void *dest, const void *source, size_t count,
+		     shmemx_dtype_t dtype, int root);
+/* source and dest hold n blocks of @count: dest block i is PE i's source block me. */
+int shmemx_alltoall(shmem_team_t team, void *dest, const void *source, size_t count,
+		    shmemx_dtype_t dtype);
+
+/*
+ * Non-blocking forms. Each starts the collective and returns a request;
+ * shmemx_test and shmemx_wait complete it, and free it then (setting *req
+ * to NULL). The buffers belong to the collective until it completes.
+ *
+ * Progress model: the data moves by this PE's own loads and stores, so it
+ * moves while this PE is inside the library: in the starting call (as far
+ * as it can go without waiting), in shmemx_test, in shmemx_wait, and in any
+ * other collective on the same team. Calling shmemx_test now and then from
+ * a compute loop keeps the collective moving while the peers catch up.
+ * Requests on one team complete in the order they were started; several
+ * may be outstanding at once, on one team or several. A team's requests
+ * are driven by one thread at a time.
+ */
+typedef struct shmemx_request *shmemx_request_t;
+
+int shmemx_allreduce_nb(shmem_team_t team, void *dest, const void *source, size_t count,
+			shmemx_dtype_t dtype, shmemx_op_t op, shmemx_request_t *req);
+int shmemx_reduce_scatter_nb(shmem_team_t team, void *dest, const void *source, size_t count,
+			     shmemx_dtype_t dtype, shmemx_op_t op, shmemx_request_t *req);
+int shmemx_allgather_nb(shmem_team_t team, void *dest, const void *source, size_t count,
+			shmemx_dtype_t dtype, shmemx_request_t *req);
+int shmemx_broadcast_nb(shmem_team_t team, void *dest, const void *source, size_t count,
+			shmemx_dtype_t dtype, int root, shmemx_request_t *req);
+int shmemx_alltoall_nb(shmem_team_t team, void *dest, const void *source, size_t count,
+		       shmemx_dtype_t dtype, shmemx_request_t *req);
+/* Sets *done to 1 (and frees the request) if it has completed, else 0. */
+int shmemx_test(shmemx_request_t *req, int *done);
+/* Completes the request. A NULL *req is complete already. */
+int shmemx_wait(shmemx_request_t *req);
+
+/* The algorithm the next allreduce of @bytes on @team would use, by name. */
+const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes);
+/* The instruction set of the reduction kernels: "scalar", "avx2" or "avx512". */
+const char *shmemx_simd_name(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/state.h"
+#include "coll/coll.h"
 #include "shmem.h"
 #include "shmemx.h"
 #include "util/env.h"
@@ -116,7 +117,7 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	if (sc_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
-	    sc_launch_detect(&sc.launch) || sc_mem_pick(&kind))
+	    sc_launch_detect(&sc.launch) || sc_mem_pick(&kind) || sc_coll_tune(&sc.coll))
 		exit(1);
 	if (attr && apply_attributes(attr, &heap, &kind))
 		exit(1);

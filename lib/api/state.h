@@ -17,12 +17,36 @@
 #define SC_MAX_TEAMS 64		/* sync slots, one per live team; a bit each in a mask */
 #define SC_SLOT_WORLD 0
 #define SC_SLOT_SHARED 1
-#define SC_INTERNAL_SIZE (256u << 10)
+#define SC_INTERNAL_SIZE (8u << 20)
+#define SC_COLL_SMALL_MAX (16u << 10)	/* the largest one-shot allreduce, bytes */
+#define SC_COLL_STAGE_MAX (1u << 20)	/* one staging buffer, bytes */
 
 struct sc_line {
 	_Atomic uint64_t value;
 	char pad[56];	/* written by different PEs: one cache line each */
 };
+
+/*
+ * A PE's collective state on one team slot. @step counts the stages this
+ * PE has published on the team; a stage's data is ready when every member
+ * has reached it. What each call is (@signature, @count) and where its
+ * buffers are (@where) alternate between two entries by call parity, so a
+ * peer still reading the last call's entry is never overwritten.
+ */
+struct sc_coll_slot {
+	_Atomic uint64_t step;
+	uint64_t signature[2];	/* kind, dtype, op, algorithm, root */
+	uint64_t count[2];
+	char pad0[24];
+	struct {
+		uint64_t src_offset;	/* into the heap, or SC_COLL_STAGED */
+		uint64_t result_offset;
+		uint64_t chunk_len;
+	} where[2];
+	char pad1[16];
+};
+
+_Static_assert(sizeof(struct sc_coll_slot) == 128, "two cache lines");
 
 /* The start of every PE's segment, before the user's heap. */
 struct sc_internal {
@@ -36,6 +60,12 @@ struct sc_internal {
 	_Atomic uint64_t collect_count;
 	_Atomic int abort_pe;		/* PE + 1 that called global_exit, or 0 */
 	_Atomic int abort_status;
+	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
+	/* per team slot, by call parity: one-shot inputs */
+	char small[SC_MAX_TEAMS][2][SC_COLL_SMALL_MAX] __attribute__((aligned(4096)));
+	/* by chunk parity: staged inputs, and results read by the peers */
+	char stage_in[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
+	char stage_out[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
 };
 
 /* A team: the world PEs start, start + stride, ..., start + (size - 1) * stride. */
@@ -48,6 +78,9 @@ struct sc_team {
 	uint64_t epoch;		/* syncs this PE has entered */
 	int num_contexts;	/* from its configuration */
 	int predefined;		/* WORLD and SHARED are never destroyed */
+	uint64_t coll_step;	/* collective stages this PE has published */
+	uint64_t coll_calls;	/* collectives started on the team */
+	struct shmemx_request *coll_head, *coll_tail;	/* not yet completed, in order */
 };
 
 _Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");
@@ -62,6 +95,13 @@ struct sc_state {
 	size_t heap_size;	/* SHMEM_SYMMETRIC_SIZE */
 	uint64_t free_slots;	/* this PE's unused team slots, a bit each */
 	unsigned long allocations;	/* calls to the allocator, for SHMEMCOMM_DEBUG */
+	struct sc_coll_tuning {
+		int algorithm;		/* SHMEMCOMM_ALLREDUCE_ALGO: -1 for by size */
+		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX */
+		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
+		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
+		int simd;		/* SHMEMCOMM_SIMD, an enum sc_simd */
+	} coll;
 	struct sc_launch launch;
 	struct sc_boot boot;
 	struct sc_node node;

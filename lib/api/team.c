@@ -189,8 +189,12 @@ void shmem_team_destroy(shmem_team_t team)
 	if (t->predefined)
 		sc_fatal(1, "PE %d: shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed",
 			 sc.me);
+	if (t->coll_head)
+		sc_fatal(1, "PE %d: shmem_team_destroy: the team has non-blocking collectives not yet completed; wait for them first",
+			 sc.me);
 	/* after this sync no member signals into the slot again: clear it for reuse */
 	sc_team_sync(t, "shmem_team_destroy");
+	atomic_store(&sc_internal_of(sc.me)->coll[t->slot].step, 0);
 	for (int k = 0; k < SC_BARRIER_ROUNDS; k++)
 		atomic_store(&sc_internal_of(sc.me)->arrivals[t->slot][k].value, 0);
 	atomic_store(&sc_internal_of(sc.me)->entered[t->slot].value, 0);

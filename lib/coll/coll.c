@@ -1,14 +1,14 @@
 /*
- * Team collectives among the PEs of a node, by loads and stores on the
- * peers' mappings: the plain baseline every faster algorithm must agree
- * with. Each one syncs the team before touching a peer's buffer (its data
- * is ready) and after (its buffer may be reused).
+ * The OpenSHMEM team collectives. The reductions, broadcast, fcollect and
+ * alltoall run on the collective engine (coll.h) like the training
+ * collectives; collect, whose members give different counts, syncs the
+ * team around plain copies from the peers' mappings.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/state.h"
-#include "reduce/reduce.h"
+#include "coll/coll.h"
 #include "shmem.h"
 #include "util/log.h"
 
@@ -32,65 +32,9 @@ static char *at_member(const struct sc_team *t, int index, const void *addr, siz
 	return sc_translate(addr, len, sc_team_world_pe(t, index), what);
 }
 
-static int reduce(shmem_team_t team, void *dest, const void *source, size_t count,
-		  size_t elem, sc_reduce_fn kernel, const char *what)
-{
-	struct sc_team *t = member_team(team, what);
-	size_t slice, lo, hi, bytes;
-	char *mine = NULL;
-
-	if (!t)
-		return -1;
-	sc_heap_offset(source, count * elem, what);
-	sc_heap_offset(dest, count * elem, what);
-	slice = (count + (size_t)t->size - 1) / (size_t)t->size;
-	lo = slice * (size_t)t->my_index;
-	lo = lo < count ? lo : count;
-	hi = lo + slice < count ? lo + slice : count;
-	bytes = (hi - lo) * elem;
-	if (bytes && !(mine = malloc(bytes)))
-		sc_fatal(1, "PE %d: %s: out of memory for %zu bytes", sc.me, what, bytes);
-
-	sc_team_sync(t, what);	/* every source is ready */
-	if (bytes) {
-		memcpy(mine, at_member(t, 0, (const char *)source + lo * elem, bytes, what), bytes);
-		for (int m = 1; m < t->size; m++)
-			kernel(mine, at_member(t, m, (const char *)source + lo * elem, bytes, what),
-			       hi - lo);
-	}
-	sc_team_sync(t, what);	/* no source is read any more: dest may be source */
-	for (int m = 0; bytes && m < t->size; m++)
-		memcpy(at_member(t, m, (char *)dest + lo * elem, bytes, what), mine, bytes);
-	sc_team_sync(t, what);	/* every dest is complete */
-	free(mine);
-	return 0;
-}
-
-static int broadcast(shmem_team_t team, void *dest, const void *source, size_t bytes,
-		     int root, const char *what)
-{
-	struct sc_team *t = member_team(team, what);
-	const char *from;
-
-	if (!t)
-		return -1;
-	if (root < 0 || root >= t->size) {
-		sc_error("PE %d: %s: PE_root %d is outside the team of %d PEs", sc.me, what, root,
-			 t->size);
-		return -1;
-	}
-	sc_heap_offset(dest, bytes, what);
-	sc_team_sync(t, what);
-	from = at_member(t, root, source, bytes, what);
-	if ((const void *)from != dest)
-		memcpy(dest, from, bytes);
-	sc_team_sync(t, what);
-	return 0;
-}
-
-/* @bytes from each member, in team order; @fixed: all give the same count. */
+/* @bytes from each member (each its own), in team order. */
 static int collect(shmem_team_t team, void *dest, const void *source, size_t bytes,
-		   int fixed, const char *what)
+		   const char *what)
 {
 	struct sc_team *t = member_team(team, what);
 	size_t counts[SC_MAX_PES], total = 0, offset = 0;
@@ -98,12 +42,10 @@ static int collect(shmem_team_t team, void *dest, const void *source, size_t byt
 	if (!t)
 		return -1;
 	sc_heap_offset(source, bytes, what);
-	if (!fixed)
-		atomic_store(&sc_internal_of(sc.me)->collect_count, bytes);
+	atomic_store(&sc_internal_of(sc.me)->collect_count, bytes);
 	sc_team_sync(t, what);
 	for (int m = 0; m < t->size; m++) {
-		counts[m] = fixed ? bytes :
-			atomic_load(&sc_internal_of(sc_team_world_pe(t, m))->collect_count);
+		counts[m] = atomic_load(&sc_internal_of(sc_team_world_pe(t, m))->collect_count);
 		total += counts[m];
 	}
 	/* the whole result must fit in dest before anything is written */
@@ -118,29 +60,74 @@ static int collect(shmem_team_t team, void *dest, const void *source, size_t byt
 	return 0;
 }
 
-static int alltoall(shmem_team_t team, void *dest, const void *source, size_t bytes,
-		    const char *what)
+static int broadcast(shmem_team_t team, void *dest, const void *source, size_t bytes,
+		     int root, const char *what)
 {
 	struct sc_team *t = member_team(team, what);
 
 	if (!t)
 		return -1;
-	sc_heap_offset(dest, bytes * (size_t)t->size, what);
-	sc_team_sync(t, what);
-	for (int m = 0; m < t->size; m++)
-		memcpy((char *)dest + (size_t)m * bytes,
-		       at_member(t, m, (const char *)source + (size_t)t->my_index * bytes, bytes,
-				 what), bytes);
-	sc_team_sync(t, what);
-	return 0;
+	if (root < 0 || root >= t->size) {
+		sc_error("PE %d: %s: PE_root %d is outside the team of %d PEs", sc.me, what, root,
+			 t->size);
+		return -1;
+	}
+	sc_heap_offset(dest, bytes, what);
+	if (t->my_index == root)
+		sc_heap_offset(source, bytes, what);
+	return sc_coll_run(&(struct sc_coll_args){ .kind = SC_BROADCAST, .team = t, .dest = dest,
+		.source = source, .count = bytes, .dtype = SC_UINT8, .root = root, .what = what });
 }
+
+/* fcollect and alltoall: @bytes a member */
+static int exchange(enum sc_coll_kind kind, shmem_team_t team, void *dest, const void *source,
+		    size_t bytes, const char *what)
+{
+	struct sc_team *t = member_team(team, what);
+
+	if (!t)
+		return -1;
+	sc_heap_offset(source, kind == SC_ALLTOALL ? bytes * (size_t)t->size : bytes, what);
+	sc_heap_offset(dest, bytes * (size_t)t->size, what);
+	return sc_coll_run(&(struct sc_coll_args){ .kind = kind, .team = t, .dest = dest,
+		.source = source, .count = bytes, .dtype = SC_UINT8, .what = what });
+}
+
+static int reduce(shmem_team_t team, void *dest, const void *source, size_t count,
+		  enum sc_dtype dtype, enum sc_op op, const char *what)
+{
+	struct sc_team *t = member_team(team, what);
+	size_t bytes = count * sc_dtype_size(dtype);
+
+	if (!t)
+		return -1;
+	sc_heap_offset(source, bytes, what);
+	sc_heap_offset(dest, bytes, what);
+	return sc_coll_run(&(struct sc_coll_args){ .kind = SC_ALLREDUCE, .team = t, .dest = dest,
+		.source = source, .count = count, .dtype = dtype, .op = op, .what = what });
+}
+
+/* Every OpenSHMEM reduction type; char is signed on x86-64. */
+#define DTYPE_OF(TYPE)                                                                    \
+	_Generic((TYPE)0, float: SC_FP32, double: SC_FP64, long double: SC_LDOUBLE,       \
+		 char: SC_INT8, signed char: SC_INT8, unsigned char: SC_UINT8,            \
+		 short: SC_INT16, unsigned short: SC_UINT16, int: SC_INT32,               \
+		 unsigned int: SC_UINT32, long: SC_INT64, unsigned long: SC_UINT64,       \
+		 long long: SC_INT64, unsigned long long: SC_UINT64)
+#define OP_min SC_MIN
+#define OP_max SC_MAX
+#define OP_sum SC_SUM
+#define OP_prod SC_PROD
+#define OP_and SC_BAND
+#define OP_or SC_BOR
+#define OP_xor SC_BXOR
 
 #define DEFINE_REDUCE(NAME, TYPE, OP)                                                       \
 	int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source, \
 					 size_t nreduce)                                    \
 	{                                                                                   \
-		return reduce(team, dest, source, nreduce, sizeof(TYPE),                    \
-			      sc_reduce_##NAME##_##OP, "shmem_" #NAME "_" #OP "_reduce");   \
+		return reduce(team, dest, source, nreduce, DTYPE_OF(TYPE), OP_##OP,         \
+			      "shmem_" #NAME "_" #OP "_reduce");                            \
 	}
 #define DEFINE_REDUCE_BITWISE(NAME, TYPE) SHMEMCOMM_BITWISE_OPS(DEFINE_REDUCE, NAME, TYPE)
 #define DEFINE_REDUCE_ORDERED(NAME, TYPE) SHMEMCOMM_ORDERED_OPS(DEFINE_REDUCE, NAME, TYPE)
@@ -157,19 +144,19 @@ SHMEMCOMM_REDUCE_ORDERED_TYPES(DEFINE_REDUCE_ORDERED)
 	int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,       \
 				   size_t nelems)                                           \
 	{                                                                                   \
-		return collect(team, dest, source, nelems * sizeof(TYPE), 0,                \
+		return collect(team, dest, source, nelems * sizeof(TYPE),                   \
 			       "shmem_" #NAME "_collect");                                  \
 	}                                                                                   \
 	int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,      \
 				    size_t nelems)                                          \
 	{                                                                                   \
-		return collect(team, dest, source, nelems * sizeof(TYPE), 1,                \
-			       "shmem_" #NAME "_fcollect");                                 \
+		return exchange(SC_ALLGATHER, team, dest, source, nelems * sizeof(TYPE),    \
+				"shmem_" #NAME "_fcollect");                                \
 	}                                                                                   \
 	int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,      \
 				    size_t nelems)                                          \
 	{                                                                                   \
-		return alltoall(team, dest, source, nelems * sizeof(TYPE),                  \
+		return exchange(SC_ALLTOALL, team, dest, source, nelems * sizeof(TYPE),     \
 				"shmem_" #NAME "_alltoall");                                \
 	}
 SHMEMCOMM_RMA_TYPES(DEFINE_DATA_COLLECTIVES)
@@ -182,15 +169,15 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
 
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-	return collect(team, dest, source, nelems, 0, "shmem_collectmem");
+	return collect(team, dest, source, nelems, "shmem_collectmem");
 }
 
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-	return collect(team, dest, source, nelems, 1, "shmem_fcollectmem");
+	return exchange(SC_ALLGATHER, team, dest, source, nelems, "shmem_fcollectmem");
 }
 
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-	return alltoall(team, dest, source, nelems, "shmem_alltoallmem");
+	return exchange(SC_ALLTOALL, team, dest, source, nelems, "shmem_alltoallmem");
 }

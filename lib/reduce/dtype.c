@@ -1,4 +1,5 @@
 #include "reduce/dtype.h"
+#include "reduce/kernel.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,14 +8,17 @@
 static const struct {
 	const char *name;
 	size_t size;
-} dtypes[SC_DTYPE_COUNT] = {
+} dtypes[SC_DTYPE_ALL] = {
 	[SC_FP32] = { "fp32", 4 },   [SC_FP64] = { "fp64", 8 },   [SC_FP16] = { "fp16", 2 },
 	[SC_BF16] = { "bf16", 2 },   [SC_INT8] = { "int8", 1 },   [SC_INT16] = { "int16", 2 },
 	[SC_INT32] = { "int32", 4 }, [SC_INT64] = { "int64", 8 }, [SC_UINT8] = { "uint8", 1 },
 	[SC_UINT16] = { "uint16", 2 }, [SC_UINT32] = { "uint32", 4 }, [SC_UINT64] = { "uint64", 8 },
+	[SC_LDOUBLE] = { "ldouble", sizeof(long double) },
 };
 
-static const char *const ops[SC_OP_COUNT] = { "sum", "prod", "min", "max", "avg" };
+static const char *const ops[SC_OP_ALL] = {
+	"sum", "prod", "min", "max", "avg", "band", "bor", "bxor",
+};
 
 size_t sc_dtype_size(enum sc_dtype dtype)
 {
@@ -43,7 +47,7 @@ int sc_dtype_parse(const char *name, enum sc_dtype *dtype)
 
 int sc_op_parse(const char *name, enum sc_op *op)
 {
-	for (int i = 0; i < SC_OP_COUNT; i++)
+	for (int i = 0; i < SC_OP_ALL; i++)
 		if (!strcmp(name, ops[i])) {
 			*op = (enum sc_op)i;
 			return 0;
@@ -123,68 +127,8 @@ uint16_t sc_float_to_bf16(float f)
 	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
-#define MIN(a, b) ((b) < (a) ? (b) : (a))
-#define MAX(a, b) ((b) > (a) ? (b) : (a))
-
-/* Floats accumulate in ACC and are stored through STORE; order is input order. */
-#define REDUCE_FLOAT(TYPE, ACC, LOAD, STORE)                                              \
-	do {                                                                              \
-		const TYPE *const *src = (const TYPE *const *)in;                         \
-		TYPE *dst = out;                                                          \
-		for (size_t i = 0; i < count; i++) {                                      \
-			ACC acc = LOAD(src[0][i]);                                        \
-			for (int k = 1; k < nin; k++) {                                   \
-				ACC v = LOAD(src[k][i]);                                  \
-				acc = op == SC_SUM || op == SC_AVG ? acc + v :            \
-				      op == SC_PROD ? acc * v :                           \
-				      op == SC_MIN ? MIN(acc, v) : MAX(acc, v);           \
-			}                                                                 \
-			if (op == SC_AVG)                                                 \
-				acc /= (ACC)nin;                                          \
-			dst[i] = STORE(acc);                                              \
-		}                                                                         \
-	} while (0)
-
-/* Integers: sum and prod wrap (done unsigned); avg takes the exact sum. */
-#define REDUCE_INT(TYPE, UTYPE)                                                           \
-	do {                                                                              \
-		const TYPE *const *src = (const TYPE *const *)in;                         \
-		TYPE *dst = out;                                                          \
-		for (size_t i = 0; i < count; i++) {                                      \
-			TYPE first = src[0][i];                                           \
-			UTYPE wrap = (UTYPE)first;                                        \
-			__int128 exact = first;                                           \
-			TYPE best = first;                                                \
-			for (int k = 1; k < nin; k++) {                                   \
-				TYPE v = src[k][i];                                       \
-				wrap = op == SC_PROD ? (UTYPE)(wrap * (UTYPE)v) :         \
-						       (UTYPE)(wrap + (UTYPE)v);          \
-				exact += v;                                               \
-				best = op == SC_MIN ? MIN(best, v) : MAX(best, v);        \
-			}                                                                 \
-			dst[i] = op == SC_MIN || op == SC_MAX ? best :                    \
-				 op == SC_AVG ? (TYPE)(exact / nin) : (TYPE)wrap;         \
-		}                                                                         \
-	} while (0)
-
-#define SAME(x) (x)
-
 void sc_reduce_reference(enum sc_dtype dtype, enum sc_op op, void *out,
 			 const void *const *in, int nin, size_t count)
 {
-	switch (dtype) {
-	case SC_FP32: REDUCE_FLOAT(float, float, SAME, SAME); break;
-	case SC_FP64: REDUCE_FLOAT(double, double, SAME, SAME); break;
-	case SC_FP16: REDUCE_FLOAT(uint16_t, float, sc_fp16_to_float, sc_float_to_fp16); break;
-	case SC_BF16: REDUCE_FLOAT(uint16_t, float, sc_bf16_to_float, sc_float_to_bf16); break;
-	case SC_INT8: REDUCE_INT(int8_t, uint8_t); break;
-	case SC_INT16: REDUCE_INT(int16_t, uint16_t); break;
-	case SC_INT32: REDUCE_INT(int32_t, uint32_t); break;
-	case SC_INT64: REDUCE_INT(int64_t, uint64_t); break;
-	case SC_UINT8: REDUCE_INT(uint8_t, uint8_t); break;
-	case SC_UINT16: REDUCE_INT(uint16_t, uint16_t); break;
-	case SC_UINT32: REDUCE_INT(uint32_t, uint32_t); break;
-	case SC_UINT64: REDUCE_INT(uint64_t, uint64_t); break;
-	default: break;
-	}
+	sc_kernels_scalar[dtype][op](out, in, nin, count);
 }

@@ -16,10 +16,18 @@ enum sc_dtype {
 	SC_FP32, SC_FP64, SC_FP16, SC_BF16,
 	SC_INT8, SC_INT16, SC_INT32, SC_INT64,
 	SC_UINT8, SC_UINT16, SC_UINT32, SC_UINT64,
-	SC_DTYPE_COUNT
+	SC_DTYPE_COUNT,
+	/* for the OpenSHMEM long double reductions only */
+	SC_LDOUBLE = SC_DTYPE_COUNT,
+	SC_DTYPE_ALL
 };
 
-enum sc_op { SC_SUM, SC_PROD, SC_MIN, SC_MAX, SC_AVG, SC_OP_COUNT };
+/* The bitwise ops apply to the integer types only. */
+enum sc_op {
+	SC_SUM, SC_PROD, SC_MIN, SC_MAX, SC_AVG, SC_BAND, SC_BOR, SC_BXOR,
+	SC_OP_ALL,
+	SC_OP_COUNT = SC_BAND	/* the training ops */
+};
 
 size_t sc_dtype_size(enum sc_dtype dtype);
 const char *sc_dtype_name(enum sc_dtype dtype);
@@ -33,7 +41,10 @@ uint16_t sc_float_to_fp16(float f);
 float sc_bf16_to_float(uint16_t b);
 uint16_t sc_float_to_bf16(float f);
 
-/* The reference: reduces @nin inputs of @count elements into @out (may be an input). */
+/*
+ * The reference: reduces @nin inputs of @count elements into @out (may be an
+ * input). It is the scalar kernel; the vector kernels must match it.
+ */
 void sc_reduce_reference(enum sc_dtype dtype, enum sc_op op, void *out,
 			 const void *const *in, int nin, size_t count);
 

@@ -1,0 +1,92 @@
+/*
+ * The collective engine: one pipeline, run by the training collectives of
+ * shmemx.h and the OpenSHMEM reductions alike.
+ *
+ * A collective is a request that moves through stages. Between stages a PE
+ * publishes its step counter for the team and waits until every member has
+ * reached the same step; the wait is the only place a request can stop, so
+ * a non-blocking request simply returns there and resumes on the next
+ * test. Peers' data is read where it is (pull): the user's buffer when it
+ * is on the symmetric heap, else the PE's staging buffers.
+ */
+#ifndef SHMEMCOMM_COLL_COLL_H
+#define SHMEMCOMM_COLL_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/state.h"
+#include "reduce/dtype.h"
+#include "reduce/kernel.h"
+#include "shmemx.h"
+
+enum sc_coll_kind {
+	SC_ALLREDUCE, SC_REDUCE_SCATTER, SC_ALLGATHER, SC_BROADCAST, SC_ALLTOALL,
+	SC_COLL_KINDS
+};
+
+/* How an allreduce runs; the other collectives always use the pipeline. */
+enum sc_coll_algo {
+	SC_ALGO_ONESHOT,	/* inputs copied to flags-guarded buffers, each PE reduces all */
+	SC_ALGO_RSAG,		/* single-copy reduce-scatter, then all-gather, in chunks */
+	SC_ALGO_COUNT
+};
+
+#define SC_COLL_STAGED UINT64_MAX	/* where: the PE's staging buffers */
+
+struct sc_coll_args {
+	enum sc_coll_kind kind;
+	struct sc_team *team;
+	void *dest;
+	const void *source;
+	size_t count;
+	enum sc_dtype dtype;
+	enum sc_op op;
+	int root;
+	const char *what;	/* the call, for messages */
+};
+
+struct shmemx_request {
+	struct sc_coll_args a;
+	struct shmemx_request *next;	/* in the team's queue */
+	size_t elem;
+	int algo;
+	int nblocks;		/* blocks of @count in a source */
+	int src_staged;		/* this PE's source goes through stage_in */
+	int result_staged;	/* this PE's allreduce results go through stage_out */
+	int stream;		/* streaming stores for the copies into dest */
+	size_t chunk_len;	/* elements per block per chunk */
+	size_t nchunks;
+	size_t chunk;		/* the current one */
+	int pc;			/* where to resume */
+	int done;
+	int heap_allocated;	/* freed on completion by test or wait */
+	unsigned parity;
+	uint64_t target;	/* the step every member must reach */
+	sc_kernel_fn kernel;
+	/* per member: its source and results in this process; NULL: staged */
+	const char **src_of;
+	const char **result_of;
+};
+
+/* Reads the SHMEMCOMM_ALLREDUCE_ and SHMEMCOMM_COLL_ variables: 0, or -1 after a message. */
+int sc_coll_tune(struct sc_coll_tuning *tuning);
+const char *sc_coll_algo_name(int algo);
+/* The allreduce algorithm for @bytes on a team of @size. */
+int sc_coll_pick_algo(size_t bytes, int size);
+
+/*
+ * Checks @a and sets @r up (its arrays must hold the team's size); -1 after a
+ * message naming the bad argument. Then sc_coll_start queues and starts it.
+ */
+int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a);
+void sc_coll_start(struct shmemx_request *r);
+/* Runs the team's queue until @r completes. */
+void sc_coll_finish(struct shmemx_request *r);
+/* Runs the team's queue as far as it goes without waiting; whether @r is done. */
+int sc_coll_poll(struct shmemx_request *r);
+
+/* A whole collective, blocking. */
+int sc_coll_run(const struct sc_coll_args *a);
+
+#endif

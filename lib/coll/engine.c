@@ -1,0 +1,527 @@
+/*
+ * The collective engine (see coll.h). Stages of one chunk c:
+ *
+ *   stage    the PE copies its source's chunk into stage_in[c % 2] if the
+ *            source is not on the heap, and publishes a step;
+ *   compute  once every member has reached it: reduce-scatter (this PE's
+ *            slice of every member's chunk, written into every member's
+ *            result: its dest on the heap, or its stage_out), or the copies
+ *            of an all-gather, broadcast or all-to-all; an allreduce
+ *            publishes again;
+ *   gather   (allreduce) once every member has reached that: a staged
+ *            result is copied to dest.
+ *
+ * Two staging buffers suffice: a PE refills buffer c % 2 only after every
+ * member has published a later stage, which it does only after reading
+ * chunk c. A pipeline call other than allreduce ends with one more step, so
+ * no PE returns while a peer still reads its buffers; an allreduce's last
+ * step is that already, as after it nobody touches another PE's memory. A one-shot allreduce needs no end step:
+ * its inputs sit in buffers chosen by call parity, and a PE cannot finish
+ * the next call until every member has started it, so done with this one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "sync/wait.h"
+#include "util/env.h"
+#include "util/log.h"
+
+enum { PC_STAGE, PC_COMPUTE, PC_GATHER, PC_FINAL, PC_FINAL_WAIT, PC_DONE };
+
+static const char *const kind_names[SC_COLL_KINDS] = {
+	"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall",
+};
+static const char *const algo_names[SC_ALGO_COUNT] = { "oneshot", "rsag" };
+
+const char *sc_coll_algo_name(int algo)
+{
+	return algo >= 0 && algo < SC_ALGO_COUNT ? algo_names[algo] : "pipeline";
+}
+
+int sc_coll_tune(struct sc_coll_tuning *t)
+{
+	const char *algo = sc_env_string("SHMEMCOMM_ALLREDUCE_ALGO");
+	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
+	uint64_t oneshot, chunk, stream;
+	enum sc_simd chosen;
+	int err;
+
+	t->algorithm = -1;
+	if (algo && strcmp(algo, "auto")) {
+		for (int i = 0; i < SC_ALGO_COUNT; i++)
+			if (!strcmp(algo, algo_names[i]))
+				t->algorithm = i;
+		if (t->algorithm < 0) {
+			sc_error("SHMEMCOMM_ALLREDUCE_ALGO=%s: not one of auto, oneshot, rsag", algo);
+			return -1;
+		}
+	}
+	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
+			&oneshot) ||
+	    sc_env_size("SHMEMCOMM_COLL_CHUNK", 512u << 10, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
+	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream))
+		return -1;
+	err = sc_simd_parse(simd, &chosen);
+	if (err) {
+		sc_error("SHMEMCOMM_SIMD=%s: %s", simd,
+			 err == -EINVAL ? "not one of auto, scalar, avx2, avx512" :
+					  "this CPU does not support it");
+		return -1;
+	}
+	t->oneshot_max = oneshot;
+	t->chunk = chunk;
+	t->stream_min = stream;
+	t->simd = chosen;
+	return 0;
+}
+
+int sc_coll_pick_algo(size_t bytes, int size)
+{
+	(void)size;
+	if (sc.coll.algorithm >= 0 && (sc.coll.algorithm != SC_ALGO_ONESHOT ||
+				       bytes <= SC_COLL_SMALL_MAX))
+		return sc.coll.algorithm;
+	return bytes <= sc.coll.oneshot_max ? SC_ALGO_ONESHOT : SC_ALGO_RSAG;
+}
+
+static struct sc_coll_slot *slot_of(const struct shmemx_request *r, int member)
+{
+	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
+}
+
+static int on_heap(const void *addr, size_t len)
+{
+	const char *p = addr, *base = sc_heap_base(sc.me);
+
+	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
+}
+
+static uint64_t signature(const struct shmemx_request *r)
+{
+	return (uint64_t)r->a.kind | (uint64_t)r->a.dtype << 8 | (uint64_t)r->a.op << 16 |
+	       (uint64_t)(r->algo & 0xff) << 24 | (uint64_t)(uint32_t)r->a.root << 32;
+}
+
+/* The members' calls must match; a mismatch would corrupt data or hang. */
+static void check_members_agree(struct shmemx_request *r)
+{
+	uint64_t sig = signature(r);
+
+	for (int m = 0; m < r->a.team->size; m++) {
+		struct sc_coll_slot *s = slot_of(r, m);
+		uint64_t theirs = s->signature[r->parity], count = s->count[r->parity];
+		int pe = sc_team_world_pe(r->a.team, m);
+
+		if (theirs == sig && count == r->a.count)
+			continue;
+		sc_fatal(1, "PE %d: %s: PE %d called %s of %lu %s (op %s, root %d, algorithm %s) where this PE called %s of %zu %s (op %s, root %d, algorithm %s); every PE of the team must make the same call",
+			 sc.me, r->a.what, pe,
+			 (theirs & 0xff) < SC_COLL_KINDS ? kind_names[theirs & 0xff] : "?",
+			 (unsigned long)count,
+			 ((theirs >> 8) & 0xff) < SC_DTYPE_ALL ?
+			 sc_dtype_name((enum sc_dtype)((theirs >> 8) & 0xff)) : "?",
+			 ((theirs >> 16) & 0xff) < SC_OP_ALL ?
+			 sc_op_name((enum sc_op)((theirs >> 16) & 0xff)) : "?",
+			 (int)(theirs >> 32), sc_coll_algo_name((int)((theirs >> 24) & 0xff)),
+			 kind_names[r->a.kind], r->a.count, sc_dtype_name(r->a.dtype),
+			 sc_op_name(r->a.op), r->a.root, sc_coll_algo_name(r->algo));
+	}
+	if (r->algo == SC_ALGO_ONESHOT)
+		return;
+	for (int m = 0; m < r->a.team->size; m++) {
+		struct sc_coll_slot *s = slot_of(r, m);
+		int pe = sc_team_world_pe(r->a.team, m);
+		char *heap = sc_heap_base(pe);
+
+		if (s->where[r->parity].chunk_len != r->chunk_len)
+			sc_fatal(1, "PE %d: %s: PE %d pipelines %lu elements a chunk and this PE %zu; set SHMEMCOMM_COLL_CHUNK alike on every PE",
+				 sc.me, r->a.what, pe,
+				 (unsigned long)s->where[r->parity].chunk_len, r->chunk_len);
+		r->src_of[m] = s->where[r->parity].src_offset == SC_COLL_STAGED ? NULL :
+			       heap + s->where[r->parity].src_offset;
+		r->result_of[m] = s->where[r->parity].result_offset == SC_COLL_STAGED ? NULL :
+				  heap + s->where[r->parity].result_offset;
+	}
+}
+
+/* The chunk's elements [lo, hi) in each block. */
+static void chunk_range(const struct shmemx_request *r, size_t *lo, size_t *hi)
+{
+	*lo = r->chunk * r->chunk_len;
+	*hi = *lo + r->chunk_len < r->a.count ? *lo + r->chunk_len : r->a.count;
+}
+
+/* Element @i of block @block of member @m's source, during this chunk. */
+static const char *source_at(const struct shmemx_request *r, int m, int block, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->src_of[m])
+		return r->src_of[m] + ((size_t)block * r->a.count + i) * r->elem;
+	return sc_internal_of(sc_team_world_pe(r->a.team, m))->stage_in[r->chunk & 1] +
+	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
+}
+
+/* Element @i of member @m's reduced allreduce result, during this chunk. */
+static char *result_at(const struct shmemx_request *r, int m, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->result_of[m])
+		return (char *)r->result_of[m] + i * r->elem;
+	return sc_internal_of(sc_team_world_pe(r->a.team, m))->stage_out[r->chunk & 1] +
+	       (i - lo) * r->elem;
+}
+
+/* Member @m's slice [lo, hi) of the chunk [clo, chi): whole cache lines. */
+static void slice_range(const struct shmemx_request *r, int m, size_t clo, size_t chi,
+			size_t *lo, size_t *hi)
+{
+	size_t n = (size_t)r->a.team->size, line = 64 / r->elem ? 64 / r->elem : 1;
+	size_t len = ((chi - clo + n - 1) / n + line - 1) / line * line;
+
+	*lo = clo + len * (size_t)m < chi ? clo + len * (size_t)m : chi;
+	*hi = *lo + len < chi ? *lo + len : chi;
+}
+
+static void publish(struct shmemx_request *r)
+{
+	r->target = ++r->a.team->coll_step;
+	atomic_store_explicit(&slot_of(r, r->a.team->my_index)->step, r->target,
+			      memory_order_release);
+}
+
+static int all_reached(const struct shmemx_request *r)
+{
+	for (int m = 0; m < r->a.team->size; m++)
+		if (atomic_load_explicit(&slot_of(r, m)->step, memory_order_acquire) < r->target)
+			return 0;
+	return 1;
+}
+
+static _Thread_local const struct shmemx_request *waiting;
+
+static void missing_members(char *out, unsigned long len)
+{
+	int missing[SC_MAX_PES], n = 0;
+
+	for (int m = 0; m < waiting->a.team->size; m++)
+		if (atomic_load(&slot_of(waiting, m)->step) < waiting->target)
+			missing[n++] = sc_team_world_pe(waiting->a.team, m);
+	sc_format_ranks(missing, n, out, len);
+}
+
+/* Whether every member has reached the target; with @block, waits until so. */
+static int reached(const struct shmemx_request *r, int block)
+{
+	struct sc_wait wait;
+
+	if (all_reached(r))
+		return 1;
+	if (!block)
+		return 0;
+	waiting = r;
+	sc_wait_begin(&wait, r->a.what, -1, missing_members);
+	while (!all_reached(r))
+		sc_wait_step(&wait);
+	return 1;
+}
+
+/* Entry to the call: says what it is and where its buffers are. */
+static void describe(struct shmemx_request *r)
+{
+	struct sc_coll_slot *mine = slot_of(r, r->a.team->my_index);
+	const char *heap = sc_heap_base(sc.me);
+
+	mine->signature[r->parity] = signature(r);
+	mine->count[r->parity] = r->a.count;
+	if (r->algo == SC_ALGO_ONESHOT)
+		return;
+	mine->where[r->parity].src_offset = r->src_staged ? SC_COLL_STAGED :
+					    (uint64_t)((const char *)r->a.source - heap);
+	mine->where[r->parity].result_offset = r->result_staged ? SC_COLL_STAGED :
+					       (uint64_t)((char *)r->a.dest - heap);
+	mine->where[r->parity].chunk_len = r->chunk_len;
+}
+
+static void stage(struct shmemx_request *r)
+{
+	size_t lo, hi;
+
+	if (r->algo == SC_ALGO_ONESHOT) {
+		memcpy(sc_internal_of(sc.me)->small[r->a.team->slot][r->parity], r->a.source,
+		       r->a.count * r->elem);
+		return;
+	}
+	if (!r->src_staged || (r->a.kind == SC_BROADCAST && r->a.team->my_index != r->a.root))
+		return;
+	chunk_range(r, &lo, &hi);
+	for (int b = 0; b < r->nblocks; b++)
+		memcpy(sc_internal_of(sc.me)->stage_in[r->chunk & 1] +
+		       (size_t)b * r->chunk_len * r->elem,
+		       (const char *)r->a.source + ((size_t)b * r->a.count + lo) * r->elem,
+		       (hi - lo) * r->elem);
+}
+
+/* Copies @len elements from @from to element @i of dest (nothing if in place). */
+static void to_dest(const struct shmemx_request *r, size_t i, const void *from, size_t len)
+{
+	char *to = (char *)r->a.dest + i * r->elem;
+
+	if (to != from && len)
+		sc_copy(to, from, len * r->elem, r->stream);
+}
+
+static void compute(struct shmemx_request *r)
+{
+	int n = r->a.team->size, me = r->a.team->my_index;
+	const void *in[n];
+	size_t lo, hi, slo, shi;
+
+	if (r->algo == SC_ALGO_ONESHOT) {
+		for (int m = 0; m < n; m++)
+			in[m] = sc_internal_of(sc_team_world_pe(r->a.team, m))
+					->small[r->a.team->slot][r->parity];
+		r->kernel(r->a.dest, in, n, r->a.count);
+		return;
+	}
+	chunk_range(r, &lo, &hi);
+	switch (r->a.kind) {
+	case SC_ALLREDUCE:
+		slice_range(r, me, lo, hi, &slo, &shi);
+		if (shi == slo)
+			break;
+		for (int m = 0; m < n; m++)
+			in[m] = source_at(r, m, 0, slo);
+		r->kernel(result_at(r, me, slo), in, n, shi - slo);
+		/* push the slice: each member then reads only its own memory */
+		for (int m = 1; m < n; m++) {
+			int to = (me + m) % n;
+
+			sc_copy(result_at(r, to, slo), result_at(r, me, slo), (shi - slo) * r->elem,
+				r->stream);
+		}
+		break;
+	case SC_REDUCE_SCATTER:
+		for (int m = 0; m < n; m++)
+			in[m] = source_at(r, m, me, lo);
+		if (hi > lo)
+			r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
+		break;
+	case SC_ALLGATHER:
+		for (int m = 0; m < n; m++)
+			to_dest(r, (size_t)m * r->a.count + lo, source_at(r, m, 0, lo), hi - lo);
+		break;
+	case SC_BROADCAST:
+		to_dest(r, lo, source_at(r, r->a.root, 0, lo), hi - lo);
+		break;
+	case SC_ALLTOALL:
+		for (int m = 0; m < n; m++)
+			to_dest(r, (size_t)m * r->a.count + lo, source_at(r, m, me, lo), hi - lo);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Once every member has pushed its slice: a staged result goes to dest. */
+static void gather(struct shmemx_request *r)
+{
+	size_t lo, hi;
+
+	if (!r->result_staged)
+		return;
+	chunk_range(r, &lo, &hi);
+	to_dest(r, lo, result_at(r, r->a.team->my_index, lo), hi - lo);
+}
+
+/* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
+static int advance(struct shmemx_request *r, int block)
+{
+	for (;;) {
+		switch (r->pc) {
+		case PC_STAGE:
+			if (r->chunk == 0)
+				describe(r);
+			stage(r);
+			publish(r);
+			r->pc = PC_COMPUTE;
+			/* fall through */
+		case PC_COMPUTE:
+			if (!reached(r, block))
+				return 0;
+			if (r->chunk == 0)
+				check_members_agree(r);
+			compute(r);
+			if (r->algo == SC_ALGO_RSAG) {
+				publish(r);
+				r->pc = PC_GATHER;
+				break;
+			}
+			if (r->algo == SC_ALGO_ONESHOT) {
+				r->pc = PC_DONE;
+				break;
+			}
+			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_FINAL;
+			break;
+		case PC_GATHER:
+			if (!reached(r, block))
+				return 0;
+			gather(r);
+			/* nobody reads this PE's buffers after this step: no final one */
+			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_DONE;
+			break;
+		case PC_FINAL:
+			publish(r);
+			r->pc = PC_FINAL_WAIT;
+			/* fall through */
+		case PC_FINAL_WAIT:
+			if (!reached(r, block))
+				return 0;
+			r->pc = PC_DONE;
+			break;
+		case PC_DONE:
+		default:
+			r->done = 1;
+			return 1;
+		}
+	}
+}
+
+/* Drives the team's queue; with @until, blocks until that request is done. */
+static void progress(struct sc_team *team, const struct shmemx_request *until)
+{
+	struct shmemx_request *head;
+
+	while ((head = team->coll_head)) {
+		if (!advance(head, until != NULL))
+			return;
+		team->coll_head = head->next;
+		if (!team->coll_head)
+			team->coll_tail = NULL;
+		if (head == until)
+			return;
+	}
+}
+
+static int valid_args(const struct sc_coll_args *a)
+{
+	const struct sc_team *t = a->team;
+	size_t elem, blocks;
+
+	if (!t || t->my_index < 0) {
+		sc_error("PE %d: %s: the team is invalid or this PE is not in it", sc.me, a->what);
+		return 0;
+	}
+	if ((unsigned)a->dtype >= SC_DTYPE_ALL) {
+		sc_error("PE %d: %s: dtype %d is not a shmemx_dtype_t (0..%d)", sc.me, a->what,
+			 (int)a->dtype, SC_DTYPE_COUNT - 1);
+		return 0;
+	}
+	if ((a->kind == SC_ALLREDUCE || a->kind == SC_REDUCE_SCATTER) &&
+	    !sc_kernel(SC_SIMD_SCALAR, a->dtype, a->op)) {
+		if ((unsigned)a->op >= SC_OP_ALL)
+			sc_error("PE %d: %s: op %d is not a shmemx_op_t (0..%d)", sc.me, a->what,
+				 (int)a->op, SC_OP_ALL - 1);
+		else
+			sc_error("PE %d: %s: op %s does not apply to dtype %s (bitwise ops take integers)",
+				 sc.me, a->what, sc_op_name(a->op), sc_dtype_name(a->dtype));
+		return 0;
+	}
+	if (a->kind == SC_BROADCAST && (a->root < 0 || a->root >= t->size)) {
+		sc_error("PE %d: %s: root %d is outside the team of %d PEs", sc.me, a->what,
+			 a->root, t->size);
+		return 0;
+	}
+	elem = sc_dtype_size(a->dtype);
+	blocks = a->kind == SC_ALLREDUCE || a->kind == SC_BROADCAST ? 1 : (size_t)t->size;
+	if (a->count > SIZE_MAX / elem / blocks) {
+		sc_error("PE %d: %s: count %zu of %s times %zu blocks overflows the address space",
+			 sc.me, a->what, a->count, sc_dtype_name(a->dtype), blocks);
+		return 0;
+	}
+	if (a->count && (!a->dest || (!a->source && (a->kind != SC_BROADCAST ||
+						   t->my_index == a->root)))) {
+		sc_error("PE %d: %s: %s is NULL with count %zu", sc.me, a->what,
+			 a->dest ? "source" : "dest", a->count);
+		return 0;
+	}
+	return 1;
+}
+
+int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
+{
+	struct sc_team *t = a->team;
+	size_t bytes, src_bytes, dst_bytes, line, len;
+
+	sc_require_init(a->what);
+	if (!valid_args(a))
+		return -1;
+	r->a = *a;
+	r->next = NULL;
+	r->elem = sc_dtype_size(a->dtype);
+	r->nblocks = a->kind == SC_REDUCE_SCATTER || a->kind == SC_ALLTOALL ? t->size : 1;
+	r->kernel = sc_kernel((enum sc_simd)sc.coll.simd, a->dtype, a->op);
+	bytes = a->count * r->elem;
+	src_bytes = bytes * (size_t)r->nblocks;
+	dst_bytes = a->kind == SC_ALLGATHER || a->kind == SC_ALLTOALL ? bytes * (size_t)t->size :
+		    bytes;
+	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t->size) : -1;
+	/* in-place all-to-all overwrites blocks the peers still read: stage it */
+	r->src_staged = !on_heap(a->source, src_bytes) ||
+			(a->kind == SC_ALLTOALL && a->source == a->dest);
+	r->result_staged = !on_heap(a->dest, dst_bytes);
+	r->stream = dst_bytes >= sc.coll.stream_min;
+	line = 64 / r->elem ? 64 / r->elem : 1;
+	len = sc.coll.chunk / r->elem / (size_t)r->nblocks;
+	r->chunk_len = len >= line ? len / line * line : len ? len : 1;
+	r->nchunks = r->algo == SC_ALGO_ONESHOT || !a->count ? 1 :
+		     (a->count + r->chunk_len - 1) / r->chunk_len;
+	r->chunk = 0;
+	r->pc = PC_STAGE;
+	r->done = 0;
+	r->parity = (unsigned)(t->coll_calls++ & 1);
+	return 0;
+}
+
+void sc_coll_start(struct shmemx_request *r)
+{
+	struct sc_team *t = r->a.team;
+
+	if (t->coll_tail)
+		t->coll_tail->next = r;
+	else
+		t->coll_head = r;
+	t->coll_tail = r;
+	progress(t, NULL);
+}
+
+void sc_coll_finish(struct shmemx_request *r)
+{
+	if (!r->done)
+		progress(r->a.team, r);
+}
+
+int sc_coll_poll(struct shmemx_request *r)
+{
+	if (!r->done)
+		progress(r->a.team, NULL);
+	return r->done;
+}
+
+int sc_coll_run(const struct sc_coll_args *a)
+{
+	struct shmemx_request r;
+	int n = a->team ? a->team->size : 0;
+	const char *views[2 * (n > 0 ? n : 1)];
+
+	r.src_of = views;
+	r.result_of = views + n;
+	if (sc_coll_prepare(&r, a))
+		return -1;
+	sc_coll_start(&r);
+	sc_coll_finish(&r);
+	return 0;
+}

@@ -1,0 +1,220 @@
+/*
+ * The body of every reduction kernel, compiled by kernel_{scalar,avx2,avx512}.c
+ * with SUFFIX set, under their instruction sets. Work goes in blocks: the
+ * block's accumulators load input 0, then fold in each further input in
+ * order, then are stored, so the compiler vectorizes across elements while
+ * each element keeps the reference order, and @out may alias an input.
+ *
+ * Before including, a variant defines SUFFIX, and LOAD_FP16_BLOCK /
+ * STORE_FP16_BLOCK if it has faster fp16 conversions.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "reduce/kernel.h"
+
+/* block copies must stay vector loops: rep movs is slow on lines held by another core */
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+
+#define BLOCK 256
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define NAME(x) CAT(x##_, SUFFIX)
+
+/* Element types at byte alignment: user buffers need not be aligned. */
+typedef float __attribute__((aligned(1))) u_float;
+typedef double __attribute__((aligned(1))) u_double;
+typedef long double __attribute__((aligned(1))) u_ldouble;
+typedef uint16_t __attribute__((aligned(1))) u_u16;
+typedef int8_t __attribute__((aligned(1))) u_i8;
+typedef int16_t __attribute__((aligned(1))) u_i16;
+typedef int32_t __attribute__((aligned(1))) u_i32;
+typedef int64_t __attribute__((aligned(1))) u_i64;
+typedef uint8_t __attribute__((aligned(1))) u_u8;
+typedef uint32_t __attribute__((aligned(1))) u_u32;
+typedef uint64_t __attribute__((aligned(1))) u_u64;
+
+#define MIN(a, b) ((b) < (a) ? (b) : (a))
+#define MAX(a, b) ((b) > (a) ? (b) : (a))
+#define F_sum(a, b) ((a) + (b))
+#define F_avg(a, b) ((a) + (b))
+#define F_prod(a, b) ((a) * (b))
+#define F_min(a, b) MIN(a, b)
+#define F_max(a, b) MAX(a, b)
+#define F_band(a, b) ((a) & (b))
+#define F_bor(a, b) ((a) | (b))
+#define F_bxor(a, b) ((a) ^ (b))
+#define IS_AVG_sum 0
+#define IS_AVG_prod 0
+#define IS_AVG_min 0
+#define IS_AVG_max 0
+#define IS_AVG_avg 1
+#define IS_AVG_band 0
+#define IS_AVG_bor 0
+#define IS_AVG_bxor 0
+
+#ifndef LOAD_FP16_BLOCK
+static inline void NAME(load_fp16)(float *dst, const u_u16 *src, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		dst[j] = sc_fp16_to_float(src[j]);
+}
+
+static inline void NAME(store_fp16)(u_u16 *dst, const float *src, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		dst[j] = sc_float_to_fp16(src[j]);
+}
+#define LOAD_FP16_BLOCK NAME(load_fp16)
+#define STORE_FP16_BLOCK NAME(store_fp16)
+#endif
+
+static inline void NAME(load_bf16)(float *dst, const u_u16 *src, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		uint32_t u = (uint32_t)src[j] << 16;
+
+		memcpy(&dst[j], &u, sizeof(u));
+	}
+}
+
+/* as sc_float_to_bf16, without a branch so that it vectorizes */
+static inline void NAME(store_bf16)(u_u16 *dst, const float *src, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		uint32_t u;
+
+		memcpy(&u, &src[j], sizeof(u));
+		uint32_t nan = (u & 0x7fffffff) > 0x7f800000;
+		uint32_t rounded = (u + 0x7fff + ((u >> 16) & 1)) >> 16;
+
+		dst[j] = (uint16_t)(nan ? (u >> 16) | 0x40 : rounded);
+	}
+}
+
+/* fp32, fp64 and long double: accumulate in the type itself */
+#define NATIVE_FLOAT(TNAME, UTYPE, TYPE, OP)                                                \
+	static void NAME(TNAME##_##OP)(void *out, const void *const *in, int nin, size_t count) \
+	{                                                                                   \
+		TYPE acc[BLOCK];                                                            \
+		for (size_t base = 0; base < count; base += BLOCK) {                        \
+			size_t m = count - base < BLOCK ? count - base : BLOCK;             \
+			const UTYPE *first = (const UTYPE *)in[0] + base;                   \
+			const UTYPE *second = (const UTYPE *)in[nin > 1] + base;            \
+			if (nin > 1)                                                        \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] = F_##OP((TYPE)first[j], second[j]);         \
+			else                                                                \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] = first[j];                                  \
+			for (int k = 2; k < nin; k++) {                                     \
+				const UTYPE *src = (const UTYPE *)in[k] + base;             \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] = F_##OP(acc[j], src[j]);                    \
+			}                                                                   \
+			UTYPE *dst = (UTYPE *)out + base;                                   \
+			if (IS_AVG_##OP)                                                    \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] /= (TYPE)nin;                                \
+			for (size_t j = 0; j < m; j++)                                      \
+				dst[j] = acc[j];                                            \
+		}                                                                           \
+	}
+
+/* fp16 and bf16: through fp32 accumulators, rounded once */
+#define HALF_FLOAT(TNAME, LOADB, STOREB, OP)                                                \
+	static void NAME(TNAME##_##OP)(void *out, const void *const *in, int nin, size_t count) \
+	{                                                                                   \
+		float acc[BLOCK], v[BLOCK];                                                 \
+		for (size_t base = 0; base < count; base += BLOCK) {                        \
+			size_t m = count - base < BLOCK ? count - base : BLOCK;             \
+			LOADB(acc, (const u_u16 *)in[0] + base, m);                         \
+			for (int k = 1; k < nin; k++) {                                     \
+				LOADB(v, (const u_u16 *)in[k] + base, m);                   \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] = F_##OP(acc[j], v[j]);                      \
+			}                                                                   \
+			if (IS_AVG_##OP)                                                    \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] /= (float)nin;                               \
+			STOREB((u_u16 *)out + base, acc, m);                                \
+		}                                                                           \
+	}
+
+/*
+ * Integers: sum and prod wrap (done in the unsigned type); avg divides the
+ * exact sum, held in WIDE, truncating toward zero.
+ */
+#define INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, WIDE, OP)                                     \
+	static void NAME(TNAME##_##OP)(void *out, const void *const *in, int nin, size_t count) \
+	{                                                                                   \
+		WIDE acc[BLOCK];                                                            \
+		for (size_t base = 0; base < count; base += BLOCK) {                        \
+			size_t m = count - base < BLOCK ? count - base : BLOCK;             \
+			const UTYPE *first = (const UTYPE *)in[0] + base;                   \
+			for (size_t j = 0; j < m; j++)                                      \
+				acc[j] = (WIDE)first[j];                                    \
+			for (int k = 1; k < nin; k++) {                                     \
+				const UTYPE *src = (const UTYPE *)in[k] + base;             \
+				for (size_t j = 0; j < m; j++)                              \
+					acc[j] = (WIDE)INT_##OP(TYPE, UNSIGNED, acc[j], src[j]); \
+			}                                                                   \
+			UTYPE *dst = (UTYPE *)out + base;                                   \
+			for (size_t j = 0; j < m; j++)                                      \
+				dst[j] = (TYPE)(IS_AVG_##OP ? acc[j] / (WIDE)nin : acc[j]); \
+		}                                                                           \
+	}
+#define INT_sum(T, U, a, b) (T)((U)(a) + (U)(b))
+#define INT_prod(T, U, a, b) (T)((U)(a) * (U)(b))
+#define INT_min(T, U, a, b) MIN((T)(a), (T)(b))
+#define INT_max(T, U, a, b) MAX((T)(a), (T)(b))
+#define INT_band(T, U, a, b) (T)((T)(a) & (T)(b))
+#define INT_bor(T, U, a, b) (T)((T)(a) | (T)(b))
+#define INT_bxor(T, U, a, b) (T)((T)(a) ^ (T)(b))
+#define INT_avg(T, U, a, b) ((a) + (b))
+
+/* avg needs a wider accumulator than the type; the others keep the type */
+#define INTEGER_OPS(TNAME, UTYPE, TYPE, UNSIGNED, WIDE)                  \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, sum)                 \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, prod)                \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, min)                 \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, max)                 \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, WIDE, avg)                 \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, band)                \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, bor)                 \
+	INTEGER(TNAME, UTYPE, TYPE, UNSIGNED, TYPE, bxor)
+#define FLOAT_OPS(X, TNAME, A, B) \
+	X(TNAME, A, B, sum) X(TNAME, A, B, prod) X(TNAME, A, B, min) X(TNAME, A, B, max) \
+	X(TNAME, A, B, avg)
+
+FLOAT_OPS(NATIVE_FLOAT, fp32, u_float, float)
+FLOAT_OPS(NATIVE_FLOAT, fp64, u_double, double)
+FLOAT_OPS(NATIVE_FLOAT, ldouble, u_ldouble, long double)
+FLOAT_OPS(HALF_FLOAT, fp16, LOAD_FP16_BLOCK, STORE_FP16_BLOCK)
+FLOAT_OPS(HALF_FLOAT, bf16, NAME(load_bf16), NAME(store_bf16))
+INTEGER_OPS(int8, u_i8, int8_t, uint8_t, int64_t)
+INTEGER_OPS(int16, u_i16, int16_t, uint16_t, int64_t)
+INTEGER_OPS(int32, u_i32, int32_t, uint32_t, int64_t)
+INTEGER_OPS(int64, u_i64, int64_t, uint64_t, __int128)
+INTEGER_OPS(uint8, u_u8, uint8_t, uint8_t, uint64_t)
+INTEGER_OPS(uint16, u_u16, uint16_t, uint16_t, uint64_t)
+INTEGER_OPS(uint32, u_u32, uint32_t, uint32_t, uint64_t)
+INTEGER_OPS(uint64, u_u64, uint64_t, uint64_t, unsigned __int128)
+
+#define FLOAT_ROW(TNAME)                                                          \
+	{ NAME(TNAME##_sum), NAME(TNAME##_prod), NAME(TNAME##_min), NAME(TNAME##_max), \
+	  NAME(TNAME##_avg), NULL, NULL, NULL }
+#define INT_ROW(TNAME)                                                            \
+	{ NAME(TNAME##_sum), NAME(TNAME##_prod), NAME(TNAME##_min), NAME(TNAME##_max), \
+	  NAME(TNAME##_avg), NAME(TNAME##_band), NAME(TNAME##_bor), NAME(TNAME##_bxor) }
+
+const sc_kernel_fn CAT(sc_kernels_, SUFFIX)[SC_DTYPE_ALL][SC_OP_ALL] = {
+	[SC_FP32] = FLOAT_ROW(fp32),	[SC_FP64] = FLOAT_ROW(fp64),
+	[SC_FP16] = FLOAT_ROW(fp16),	[SC_BF16] = FLOAT_ROW(bf16),
+	[SC_INT8] = INT_ROW(int8),	[SC_INT16] = INT_ROW(int16),
+	[SC_INT32] = INT_ROW(int32),	[SC_INT64] = INT_ROW(int64),
+	[SC_UINT8] = INT_ROW(uint8),	[SC_UINT16] = INT_ROW(uint16),
+	[SC_UINT32] = INT_ROW(uint32),	[SC_UINT64] = INT_ROW(uint64),
+	[SC_LDOUBLE] = FLOAT_ROW(ldouble),
+};

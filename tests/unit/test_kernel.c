@@ -1,0 +1,135 @@
+/*
+ * The vector kernels against the scalar ones, bit for bit: every dtype
+ * (with the OpenSHMEM long double) and op, 1 to 9 inputs, counts around the
+ * block and vector sizes, inputs at every byte offset, and the output
+ * aliasing an input. Floats include infinities, signed zeros, subnormals
+ * and a quiet NaN. Each variant this CPU lacks is reported as skipped.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "reduce/kernel.h"
+
+#define MAX_IN 9
+#define MAX_COUNT 1100
+#define ELEM_MAX 16
+
+static uint32_t rng = 88172645u;
+
+static uint32_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 17;
+	rng ^= rng << 5;
+	return rng;
+}
+
+static const float specials[] = { INFINITY, -INFINITY, -0.0f, 0.0f, 1e-40f, -3e-39f, NAN };
+
+/* one element of @dtype at @p: mostly ordinary values, some special ones */
+static void fill(enum sc_dtype dtype, unsigned char *p)
+{
+	float f = (float)((int)(next() % 4001) - 2000) / 64.0f;
+	double d = (double)((int)(next() % 4001) - 2000) / 3.0;
+	uint64_t bits = (uint64_t)next() << 32 | next();
+
+	if (next() % 16 == 0) {
+		f = specials[next() % (sizeof(specials) / sizeof(specials[0]))];
+		d = f;
+	}
+	switch (dtype) {
+	case SC_FP32: memcpy(p, &f, 4); break;
+	case SC_FP64: memcpy(p, &d, 8); break;
+	case SC_LDOUBLE: { long double l = d; memset(p, 0, 16); memcpy(p, &l, 10); break; }
+	case SC_FP16: { uint16_t h = sc_float_to_fp16(f); memcpy(p, &h, 2); break; }
+	case SC_BF16: { uint16_t h = sc_float_to_bf16(f); memcpy(p, &h, 2); break; }
+	default: memcpy(p, &bits, sc_dtype_size(dtype)); break;
+	}
+}
+
+/* long double's six padding bytes are not part of the value */
+static int same(enum sc_dtype dtype, const unsigned char *a, const unsigned char *b, size_t count)
+{
+	size_t elem = sc_dtype_size(dtype);
+
+	for (size_t i = 0; i < count; i++)
+		if (memcmp(a + i * elem, b + i * elem, dtype == SC_LDOUBLE ? 10 : elem))
+			return 0;
+	return 1;
+}
+
+static unsigned char inputs[MAX_IN][MAX_COUNT * ELEM_MAX + 64];
+static unsigned char want[MAX_COUNT * ELEM_MAX + 64], got[MAX_COUNT * ELEM_MAX + 64];
+static unsigned char alias_want[MAX_COUNT * ELEM_MAX + 64];
+
+static void check_variant(enum sc_simd simd)
+{
+	static const size_t counts[] = { 0, 1, 7, 8, 15, 31, 255, 256, 257, 1021, MAX_COUNT };
+	static const int nins[] = { 1, 2, 3, 8, MAX_IN };
+	unsigned long cases = 0;
+
+	for (int dt = 0; dt < SC_DTYPE_ALL; dt++) {
+		size_t elem = sc_dtype_size((enum sc_dtype)dt);
+
+		for (int op = 0; op < SC_OP_ALL; op++) {
+			sc_kernel_fn ref = sc_kernel(SC_SIMD_SCALAR, dt, op);
+			sc_kernel_fn fast = sc_kernel(simd, dt, op);
+
+			CHECK(!ref == !fast);
+			if (!ref)
+				continue;
+			for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+				for (size_t ni = 0; ni < sizeof(nins) / sizeof(nins[0]); ni++) {
+					size_t count = counts[c], offset = next() % 8;
+					int nin = nins[ni];
+					const void *in[MAX_IN];
+
+					for (int k = 0; k < nin; k++) {
+						size_t koff = (offset + (size_t)k) % 8;
+
+						for (size_t i = 0; i < count; i++)
+							fill(dt, inputs[k] + koff + i * elem);
+						in[k] = inputs[k] + koff;
+					}
+					ref(want + offset, in, nin, count);
+					fast(got + offset, in, nin, count);
+					if (!same(dt, want + offset, got + offset, count))
+						FAIL("%s %s %s: %zu elements of %d inputs at offset %zu differ from scalar",
+						     sc_simd_name(simd), sc_dtype_name(dt), sc_op_name(op),
+						     count, nin, offset);
+					/* in place: the output is the last input */
+					memcpy(alias_want, want + offset, count * elem);
+					fast((void *)in[nin - 1], in, nin, count);
+					if (!same(dt, alias_want, in[nin - 1], count))
+						FAIL("%s %s %s: in place, %zu elements of %d inputs differ",
+						     sc_simd_name(simd), sc_dtype_name(dt), sc_op_name(op),
+						     count, nin);
+					cases++;
+				}
+		}
+	}
+	printf("ok - %s kernels equal the scalar kernels bit for bit (%lu cases)\n",
+	       sc_simd_name(simd), cases);
+}
+
+int main(void)
+{
+	int ran = 0;
+
+	for (int simd = SC_SIMD_AVX2; simd < SC_SIMD_COUNT; simd++) {
+		if (!sc_simd_supported(simd)) {
+			printf("skip - %s: this CPU lacks it\n", sc_simd_name(simd));
+			continue;
+		}
+		check_variant(simd);
+		ran++;
+	}
+	/* the scalar kernels are the reference: they must also be in the table */
+	CHECK(sc_kernel(SC_SIMD_SCALAR, SC_FP32, SC_SUM) == sc_kernels_scalar[SC_FP32][SC_SUM]);
+	CHECK(!sc_kernel(SC_SIMD_SCALAR, SC_FP32, SC_BAND));
+	CHECK(ran > 0 || !sc_simd_supported(SC_SIMD_AVX2));
+	return 0;
+}
