@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 	};
 	int c, me, n;
 	double *times, *slowest;
+	long long *wrong_counts;
 	char *src_buf, *dst_buf;
 	size_t elem, max_total, any_wrong = 0;
 
@@ -275,7 +276,8 @@ int main(int argc, char **argv)
 	}
 	times = shmem_malloc(sizeof(double) * (size_t)o.rounds);
 	slowest = shmem_malloc(sizeof(double) * (size_t)o.rounds);
-	if (!src_buf || !dst_buf || !times || !slowest) {
+	wrong_counts = shmem_malloc(sizeof(long long) * 2);	/* this PE's, the sum */
+	if (!src_buf || !dst_buf || !times || !slowest || !wrong_counts) {
 		fprintf(stderr, "shmemcomm-perf: PE %d: no room for 2 x %zu bytes %s (SHMEM_SYMMETRIC_SIZE is %zu)\n",
 			me, max_total, o.staged ? "in memory" : "on the symmetric heap",
 			shmemx_heap_size());
@@ -349,15 +351,10 @@ int main(int argc, char **argv)
 		}
 		shmem_barrier_all();
 		shmem_double_max_reduce(SHMEM_TEAM_WORLD, slowest, times, (size_t)o.rounds);
-		{
-			long long mine = (long long)wrong, *all_wrong = shmem_malloc(sizeof(long long) * 2);
-
-			all_wrong[0] = mine;
-			shmem_longlong_sum_reduce(SHMEM_TEAM_WORLD, all_wrong + 1, all_wrong, 1);
-			wrong = (size_t)all_wrong[1];
-			any_wrong += wrong;
-			shmem_free(all_wrong);
-		}
+		wrong_counts[0] = (long long)wrong;
+		shmem_longlong_sum_reduce(SHMEM_TEAM_WORLD, wrong_counts + 1, wrong_counts, 1);
+		wrong = (size_t)wrong_counts[1];
+		any_wrong += wrong;
 		qsort(slowest, (size_t)o.rounds, sizeof(double), compare_doubles);
 		if (me == 0) {
 			double t = slowest[o.rounds / 2], algbw = (double)total / t / 1e9;

@@ -212,17 +212,17 @@ int shmem_pe_accessible(int pe)
 	return pe >= 0 && pe < sc.npes && sc.mem.base[pe];
 }
 
-static int in_heap(const void *addr)
+int sc_heap_contains(const void *addr, size_t len)
 {
 	const char *p = addr, *base = sc_heap_base(sc.me);
 
-	return p >= base && p < base + sc.heap_size;
+	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
 }
 
 int shmem_addr_accessible(const void *addr, int pe)
 {
 	sc_require_init("shmem_addr_accessible");
-	return shmem_pe_accessible(pe) && in_heap(addr);
+	return shmem_pe_accessible(pe) && sc_heap_contains(addr, 0);
 }
 
 size_t sc_heap_offset(const void *addr, size_t len, const char *function)
@@ -230,7 +230,7 @@ size_t sc_heap_offset(const void *addr, size_t len, const char *function)
 	const char *base = sc_heap_base(sc.me);
 	size_t offset = (size_t)((const char *)addr - base);
 
-	if (!in_heap(addr) || len > sc.heap_size - offset)
+	if (!sc_heap_contains(addr, len))
 		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) is not inside the symmetric heap [%p, %p); symmetric objects come from shmem_malloc (static and global objects are not symmetric here)",
 			 sc.me, function, addr, len, (const void *)base,
 			 (const void *)(base + sc.heap_size));

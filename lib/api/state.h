@@ -138,6 +138,8 @@ static inline char *sc_heap_base(int pe)
 	return (char *)sc.mem.base[pe] + SC_INTERNAL_SIZE;
 }
 
+/* Whether [addr, addr + len) lies in this PE's symmetric heap. */
+int sc_heap_contains(const void *addr, size_t len);
 /*
  * @addr on this PE as an offset into the symmetric heap; fatal (naming
  * @function) if it is not in the heap or [addr, addr + len) leaves it.

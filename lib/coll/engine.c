@@ -91,13 +91,6 @@ static struct sc_coll_slot *slot_of(const struct shmemx_request *r, int member)
 	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
 }
 
-static int on_heap(const void *addr, size_t len)
-{
-	const char *p = addr, *base = sc_heap_base(sc.me);
-
-	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
-}
-
 static uint64_t signature(const struct shmemx_request *r)
 {
 	return (uint64_t)r->a.kind | (uint64_t)r->a.dtype << 8 | (uint64_t)r->a.op << 16 |
@@ -470,9 +463,9 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 		    bytes;
 	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t->size) : -1;
 	/* in-place all-to-all overwrites blocks the peers still read: stage it */
-	r->src_staged = !on_heap(a->source, src_bytes) ||
+	r->src_staged = !sc_heap_contains(a->source, src_bytes) ||
 			(a->kind == SC_ALLTOALL && a->source == a->dest);
-	r->result_staged = !on_heap(a->dest, dst_bytes);
+	r->result_staged = !sc_heap_contains(a->dest, dst_bytes);
 	r->stream = dst_bytes >= sc.coll.stream_min;
 	line = 64 / r->elem ? 64 / r->elem : 1;
 	len = sc.coll.chunk / r->elem / (size_t)r->nblocks;

@@ -6,9 +6,19 @@
 #define SHMEMCOMM_TESTS_CHECK_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A repeatable xorshift generator for test data. */
+static inline uint32_t xorshift32(uint32_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
 
 #define FAIL(...)                                                          \
 	do {                                                               \

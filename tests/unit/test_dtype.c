@@ -13,10 +13,7 @@ static uint32_t rng = 2463534242u;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
+	return xorshift32(&rng);
 }
 
 static float float_bits(uint32_t u)

@@ -21,10 +21,7 @@ static uint32_t rng = 88172645u;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
+	return xorshift32(&rng);
 }
 
 static const float specials[] = { INFINITY, -INFINITY, -0.0f, 0.0f, 1e-40f, -3e-39f, NAN };
