@@ -16,6 +16,7 @@
 #include "coll/coll.h"
 #include "shmem.h"
 #include "shmemx.h"
+#include "sync/wait.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -140,6 +141,8 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 			 sc.me, pes);
 		exit(1);
 	}
+	if (sc_wait_init(sc.node.local_size))
+		exit(1);
 	if (sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node) ||
 	    sc_heap_init(&sc.heap, sc.heap_size))
 		exit(1);

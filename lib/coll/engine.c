@@ -61,7 +61,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", 512u << 10, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
-	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream))
+	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 64u << 20, 0, UINT64_MAX, &stream))
 		return -1;
 	err = sc_simd_parse(simd, &chosen);
 	if (err) {
@@ -267,6 +267,37 @@ static void to_dest(const struct shmemx_request *r, size_t i, const void *from, 
 		sc_copy(to, from, len * r->elem, r->stream);
 }
 
+#define PUSH_BLOCK 8192	/* bytes reduced, then pushed, while in L1 */
+
+/*
+ * Reduces this PE's slice [lo, hi) and pushes it into every member's
+ * result, so that each member then reads only its own memory. Block by
+ * block, while the block is in L1. With streaming stores the block is
+ * reduced into a scratch buffer and streamed to every result, own included:
+ * the result lines are then never read for ownership.
+ */
+static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi)
+{
+	int n = r->a.team->size, me = r->a.team->my_index;
+	_Alignas(64) char scratch[PUSH_BLOCK];
+	size_t block = PUSH_BLOCK / r->elem;
+	const void *in[n];
+
+	for (size_t at = lo; at < hi; at += block) {
+		size_t len = hi - at < block ? hi - at : block;
+		char *reduced = r->stream ? scratch : result_at(r, me, at);
+
+		for (int m = 0; m < n; m++)
+			in[m] = source_at(r, m, 0, at);
+		r->kernel(reduced, in, n, len);
+		for (int m = r->stream ? 0 : 1; m < n; m++) {
+			int to = (me + m) % n;
+
+			sc_copy(result_at(r, to, at), reduced, len * r->elem, r->stream);
+		}
+	}
+}
+
 static void compute(struct shmemx_request *r)
 {
 	int n = r->a.team->size, me = r->a.team->my_index;
@@ -284,18 +315,7 @@ static void compute(struct shmemx_request *r)
 	switch (r->a.kind) {
 	case SC_ALLREDUCE:
 		slice_range(r, me, lo, hi, &slo, &shi);
-		if (shi == slo)
-			break;
-		for (int m = 0; m < n; m++)
-			in[m] = source_at(r, m, 0, slo);
-		r->kernel(result_at(r, me, slo), in, n, shi - slo);
-		/* push the slice: each member then reads only its own memory */
-		for (int m = 1; m < n; m++) {
-			int to = (me + m) % n;
-
-			sc_copy(result_at(r, to, slo), result_at(r, me, slo), (shi - slo) * r->elem,
-				r->stream);
-		}
+		reduce_and_push(r, slo, shi);
 		break;
 	case SC_REDUCE_SCATTER:
 		for (int m = 0; m < n; m++)

@@ -9,10 +9,16 @@
 #include <unistd.h>
 
 #include "api/state.h"
+#include "util/env.h"
 
-#define SPIN_STEPS 20000	/* ~tens of microseconds: the fast path */
+#define CLOCK_EVERY 64	/* pauses between clock reads while spinning */
 #define YIELD_STEPS 2000
+#define PEER_CHECK_EVERY 0.001	/* seconds */
 #define MAX_SLEEP_NS 1000000
+#define SPIN_US_ALONE 50	/* a PE per CPU: spinning is the fast path */
+#define SPIN_US_SHARED 1	/* more PEs than CPUs: the awaited PE may need this CPU */
+
+static double spin_seconds = SPIN_US_ALONE * 1e-6;
 
 static double now(void)
 {
@@ -54,6 +60,17 @@ static void check_abort(void)
 	}
 }
 
+int sc_wait_init(int local_pes)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long fallback = local_pes > cpus ? SPIN_US_SHARED : SPIN_US_ALONE, us;
+
+	if (sc_env_long("SHMEMCOMM_SPIN_US", fallback, 0, 1000000, &us))
+		return -1;
+	spin_seconds = (double)us * 1e-6;
+	return 0;
+}
+
 void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 		   void (*missing)(char *out, unsigned long len))
 {
@@ -61,6 +78,7 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 	w->peer = peer;
 	w->missing = missing;
 	w->steps = 0;
+	w->yields = 0;
 	w->start = 0;
 	w->next_check = 0;
 }
@@ -97,23 +115,31 @@ void sc_wait_step(struct sc_wait *w)
 {
 	double t;
 
-	w->steps++;
-	if (w->steps < SPIN_STEPS) {
-		__builtin_ia32_pause();
-		return;
+	if (!w->yields) {
+		if (!w->steps++) {
+			w->start = now();
+			/* reading /proc costs tens of microseconds: not on short waits */
+			w->next_check = w->start + PEER_CHECK_EVERY;
+		}
+		if (w->steps % CLOCK_EVERY) {
+			__builtin_ia32_pause();
+			return;
+		}
+		t = now();
+		if (t - w->start < spin_seconds)
+			return;
+	} else {
+		t = now();
 	}
 	check_abort();
-	t = now();
-	if (!w->start)
-		w->start = t;
 	if (t >= w->next_check) {
 		check_peers(w, t);
-		w->next_check = t + 0.001;
+		w->next_check = t + PEER_CHECK_EVERY;
 	}
-	if (w->steps < SPIN_STEPS + YIELD_STEPS) {
+	if (w->yields++ < YIELD_STEPS) {
 		sched_yield();
 	} else {
-		unsigned long extra = w->steps - SPIN_STEPS - YIELD_STEPS;
+		unsigned long extra = w->yields - YIELD_STEPS;
 		long ns = extra < 10 ? 50000L << extra : MAX_SLEEP_NS;
 		struct timespec ts = { 0, ns < MAX_SLEEP_NS ? ns : MAX_SLEEP_NS };
 
