@@ -273,8 +273,8 @@ static void to_dest(const struct shmemx_request *r, size_t i, const void *from, 
  * Reduces this PE's slice [lo, hi) and pushes it into every member's
  * result, so that each member then reads only its own memory. Block by
  * block, while the block is in L1. With streaming stores the block is
- * reduced into a scratch buffer and streamed to every result, own included:
- * the result lines are then never read for ownership.
+ * reduced into a scratch buffer and streamed to every result on the heap,
+ * own included: those lines are then never read for ownership.
  */
 static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi)
 {
@@ -283,17 +283,21 @@ static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi
 	size_t block = PUSH_BLOCK / r->elem;
 	const void *in[n];
 
+	/* a staged result is read again at once: it stays in the cache */
+	int own_stream = r->stream && r->result_of[me];
+
 	for (size_t at = lo; at < hi; at += block) {
 		size_t len = hi - at < block ? hi - at : block;
-		char *reduced = r->stream ? scratch : result_at(r, me, at);
+		char *reduced = own_stream ? scratch : result_at(r, me, at);
 
 		for (int m = 0; m < n; m++)
 			in[m] = source_at(r, m, 0, at);
 		r->kernel(reduced, in, n, len);
-		for (int m = r->stream ? 0 : 1; m < n; m++) {
+		for (int m = own_stream ? 0 : 1; m < n; m++) {
 			int to = (me + m) % n;
 
-			sc_copy(result_at(r, to, at), reduced, len * r->elem, r->stream);
+			sc_copy(result_at(r, to, at), reduced, len * r->elem,
+				r->stream && r->result_of[to]);
 		}
 	}
 }

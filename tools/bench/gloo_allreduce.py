@@ -21,7 +21,7 @@ def rank_main(rank, size, lo, hi, factor, iters, rounds, port):
     nbytes = lo
     while nbytes <= hi:
         t = torch.full((nbytes // 4,), float(rank % 7), dtype=torch.float32)
-        for _ in range(3):
+        for _ in range(iters):  # warm up as long as one round
             dist.all_reduce(t)
         samples = []
         for _ in range(rounds):

@@ -1,6 +1,6 @@
 /*
  * The Open MPI peer for scripts/bench-peers: MPI_Allreduce of float32 sums,
- * timed as shmemcomm-perf times ours (buffers touched first, warm-up, the
+ * timed as shmemcomm-perf times ours (buffers touched first, a round of warm-up, the
  * slowest rank's time per call, the median of the rounds).
  *   mpirun -np N mpi_allreduce MIN_BYTES MAX_BYTES FACTOR ITERS ROUNDS
  * prints "bytes seconds" lines.
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= (size_t)factor) {
 		int count = (int)(bytes / sizeof(float));
 
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < iters; w++)	/* warm up as long as one round */
 			MPI_Allreduce(src, dst, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 		for (int r = 0; r < rounds; r++) {
 			double t0, mine, slowest;

@@ -8,7 +8,7 @@
  * results (reduce-scatter + all-gather, buffers inside the mapping, no
  * chunking, no staging), with streaming stores from STREAM_MIN bytes.
  * Ranks are bound to core rank % cores; flags are spun on, yielding after
- * a while so that oversubscribed runs make progress.
+ * a while (at once when there are more ranks than cores).
  *   plain_allreduce NRANKS MIN_BYTES MAX_BYTES FACTOR ITERS ROUNDS
  * float32 sum; prints "bytes seconds" lines (the slowest rank's time per
  * call, median of the rounds), and exits 1 if a result is wrong.
@@ -42,6 +42,7 @@ struct shared {
 
 static struct shared *sh;
 static int nranks, rank;
+static unsigned spin_limit;	/* pauses before yielding; few when oversubscribed */
 static uint64_t my_step;
 
 static double now(void)
@@ -61,7 +62,7 @@ static void sync_all(void)
 		unsigned spins = 0;
 
 		while (atomic_load_explicit(&sh->step[r].value, memory_order_acquire) < my_step)
-			if (++spins > 20000)
+			if (++spins > spin_limit)
 				sched_yield();
 			else
 				_mm_pause();
@@ -136,7 +137,7 @@ static void run_rank(float **src, float **dst, size_t min_bytes, size_t max_byte
 		size_t count = bytes / sizeof(float);
 		int stream = bytes >= STREAM_MIN;
 
-		for (int w = 0; w < 3; w++)
+		for (int w = 0; w < iters; w++)	/* warm up as long as one round */
 			allreduce(src, dst, count, stream);
 		for (int r = 0; r < rounds; r++) {
 			double t0;
@@ -208,6 +209,7 @@ int main(int argc, char **argv)
 		src[r] = (float *)(base + 4096 + per * (size_t)r);
 		dst[r] = (float *)(base + 4096 + per * (size_t)(nranks + r));
 	}
+	spin_limit = nranks > sysconf(_SC_NPROCESSORS_ONLN) ? 40 : 20000;
 	for (rank = 1; rank < nranks; rank++)
 		if (fork() == 0) {
 			run_rank(src, dst, min_bytes, max_bytes, factor, iters, rounds);
