@@ -3,10 +3,10 @@
  * then sleep in growing steps so that oversubscribed PEs make progress.
  * The spin lasts SHMEMCOMM_SPIN_US microseconds: 50 by default, 1 when the
  * node runs more PEs than it has CPUs, since the PE awaited may then be
- * waiting for this CPU. After the spin every step also checks that the wait has not
- * outlived SHMEMCOMM_TIMEOUT, that the PE waited for is alive, and that no
- * PE has called shmem_global_exit; any of these ends the process with a
- * message naming the PE.
+ * waiting for this CPU. After the spin every step also checks that no PE
+ * has called shmem_global_exit, and every millisecond that the wait has not
+ * outlived SHMEMCOMM_TIMEOUT and that the node's PEs are alive; any of these
+ * ends the process with a message naming the PE.
  */
 #ifndef SHMEMCOMM_SYNC_WAIT_H
 #define SHMEMCOMM_SYNC_WAIT_H

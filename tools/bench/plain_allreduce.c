@@ -92,12 +92,21 @@ static void add_floats(float *to, const float *a, const float *restrict b, size_
 		to[i] = a[i] + b[i];
 }
 
-static void allreduce(float **src, float **dst, size_t count, int stream)
+/* Rank @r's slice [lo, hi) of @count elements. */
+static void slice_of(int r, size_t count, size_t *lo, size_t *hi)
 {
 	size_t slice = (count + (size_t)nranks - 1) / (size_t)nranks;
-	size_t lo = slice * (size_t)rank < count ? slice * (size_t)rank : count;
-	size_t hi = lo + slice < count ? lo + slice : count;
+
+	*lo = slice * (size_t)r < count ? slice * (size_t)r : count;
+	*hi = *lo + slice < count ? *lo + slice : count;
+}
+
+static void allreduce(float **src, float **dst, size_t count, int stream)
+{
 	float *out = dst[rank];
+	size_t lo, hi;
+
+	slice_of(rank, count, &lo, &hi);
 
 	sync_all();	/* every source is ready */
 	add_floats(out + lo, src[0] + lo, src[1] + lo, hi - lo);
@@ -106,10 +115,9 @@ static void allreduce(float **src, float **dst, size_t count, int stream)
 	sync_all();	/* every slice is reduced */
 	for (int r = 1; r < nranks; r++) {
 		int peer = (rank + r) % nranks;
-		size_t plo = slice * (size_t)peer < count ? slice * (size_t)peer : count;
-		size_t phi = plo + slice < count ? plo + slice : count;
 
-		copy_floats(out + plo, dst[peer] + plo, phi - plo, stream);
+		slice_of(peer, count, &lo, &hi);
+		copy_floats(out + lo, dst[peer] + lo, hi - lo, stream);
 	}
 }
 
