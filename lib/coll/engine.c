@@ -60,7 +60,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	}
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
-	    sc_env_size("SHMEMCOMM_COLL_CHUNK", 512u << 10, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
+	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
 	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream))
 		return -1;
 	err = sc_simd_parse(simd, &chosen);
