@@ -38,7 +38,7 @@ all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
 
 $(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) -o $@ $^ -libverbs
 
 $(BIN)/shmemrun: $(BUILD)/tools/shmemrun.o
 	@mkdir -p $(dir $@)
@@ -79,7 +79,7 @@ $(LIB): $(LIB_OBJS)
 # Host unit tests build the library sources again with the sanitizers.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS) $(wildcard lib/*/*.h include/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS) -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS) -libverbs -lm
 
 # A 32-bit static program: the ioctls through compat_ioctl.
 $(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib/util/log.c

@@ -3,7 +3,9 @@
  *   SHMEM_SYMMETRIC_SIZE  heap per PE (k/m/g suffixes), default 128m
  *   SHMEMCOMM_TIMEOUT     seconds any wait may last, default 300
  *   SHMEMCOMM_DEBUG       1: check that every PE allocates alike
- *   SHMEMCOMM_TRANSPORT   kmod or memfd (mem/mem.h)
+ *   SHMEMCOMM_TRANSPORT   kmod or memfd, and rdma (mem/mem.h, net/net.h)
+ * PEs on other nodes (or every other PE, with rdma) are reached through the
+ * NIC: the transport is set up at init when there are any.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -34,9 +36,11 @@ void sc_require_init(const char *function)
 	exit(1);
 }
 
-/* Tells every PE of the node to stop: their waits see it within a step. */
-static void stop_node(int status)
+/* Tells every PE to stop: their waits see it within a step. */
+static void stop_all(int status)
 {
+	int words[2] = { sc.me + 1, status };	/* abort_pe, abort_status */
+
 	if (!sc.mem.base)
 		return;
 	for (int i = 0; i < sc.node.local_size; i++) {
@@ -46,6 +50,10 @@ static void stop_node(int status)
 		atomic_store(&peer->abort_status, status);
 		atomic_compare_exchange_strong(&peer->abort_pe, &none, sc.me + 1);
 	}
+	if (sc.net.active)
+		sc_net_last_words(&sc.net, sc.mem.base,
+				  sc_internal_offset(&sc_internal_of(sc.me)->abort_pe), words,
+				  sizeof(words));
 }
 
 void sc_fatal(int status, const char *fmt, ...)
@@ -57,7 +65,7 @@ void sc_fatal(int status, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	sc_error("%s", line);
-	stop_node(status);
+	stop_all(status);
 	fflush(NULL);
 	_exit(status);
 }
@@ -65,7 +73,7 @@ void sc_fatal(int status, const char *fmt, ...)
 void shmem_global_exit(int status)
 {
 	sc_require_init("shmem_global_exit");
-	stop_node(status);
+	stop_all(status);
 	fflush(NULL);
 	_exit(status);
 }
@@ -96,8 +104,9 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 		}
 		sc.timeout = attr->timeout_seconds;
 	}
-	if (attr->transport && sc_mem_parse(attr->transport, kind)) {
-		sc_error("shmemx_init_attr: transport '%s' is not kmod or memfd", attr->transport);
+	if (attr->transport && sc_transport_parse(attr->transport, kind, &sc.force_rdma)) {
+		sc_error("shmemx_init_attr: transport '%s' is not kmod, memfd or rdma, or kmod or memfd with rdma (\"kmod,rdma\")",
+			 attr->transport);
 		return -1;
 	}
 	return 0;
@@ -108,7 +117,6 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	uint64_t heap;
 	long debug;
 	enum sc_mem_kind kind;
-	char pes[64];
 
 	if (sc.initialized || sc.finalized) {
 		sc_error("shmem_init called %s on PE %d; the library initializes once per process",
@@ -118,7 +126,7 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	if (sc_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
-	    sc_launch_detect(&sc.launch) || sc_mem_pick(&kind) || sc_coll_tune(&sc.coll))
+	    sc_launch_detect(&sc.launch) || sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
 		exit(1);
 	if (attr && apply_attributes(attr, &heap, &kind))
 		exit(1);
@@ -128,32 +136,32 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	sc.npes = sc.launch.size;
 
 	if (sc_boot_open(&sc.boot, &sc.launch, sc.timeout) ||
-	    sc_node_discover(&sc.node, &sc.boot))
+	    sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		exit(1);
-	if (sc.node.local_size != sc.npes) {
-		int others[SC_MAX_PES], n = 0;
-
-		for (int pe = 0; pe < sc.npes; pe++)
-			if (sc.node.local_index[pe] < 0)
-				others[n++] = pe;
-		sc_format_ranks(others, n, pes, sizeof(pes));
-		sc_error("PE %d: PEs %s run on other nodes, and this build reaches PEs on its own node only",
-			 sc.me, pes);
-		exit(1);
-	}
 	if (sc_wait_init(sc.node.local_size))
 		exit(1);
 	if (sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node) ||
 	    sc_heap_init(&sc.heap, sc.heap_size))
 		exit(1);
+	if (sc.node.local_size != sc.npes) {
+		int dmabuf = sc_mem_dmabuf(&sc.mem, sc.me), err;
+
+		err = sc_net_setup(&sc.net, &sc.boot, sc.mem.base[sc.me], sc.mem.size, dmabuf);
+		if (dmabuf >= 0)
+			close(dmabuf);
+		if (err)
+			exit(1);
+	}
 	sc_teams_init();
 	/* everyone has mapped everyone before anyone writes */
 	if (sc_boot_barrier(&sc.boot))
 		exit(1);
 	sc.initialized = 1;
 	if (!sc.me)
-		sc_info("%d PEs started by %s, %s back end, %zu-byte heap per PE, rendezvous %s",
-			sc.npes, sc.launch.launcher, sc_mem_name(kind), sc.heap_size, sc.boot.where);
+		sc_info("%d PEs on %d node%s started by %s, %s back end%s, %zu-byte heap per PE, rendezvous %s",
+			sc.npes, sc.node.nodes, sc.node.nodes == 1 ? "" : "s", sc.launch.launcher,
+			sc_mem_name(kind), sc.net.active ? " and RDMA" : "", sc.heap_size,
+			sc.boot.where);
 }
 
 void shmem_init(void)
@@ -190,6 +198,8 @@ void shmem_finalize(void)
 	if (sc_boot_barrier(&sc.boot))
 		exit(1);
 	sc_heap_destroy(&sc.heap);
+	if (sc.net.active)
+		sc_net_teardown(&sc.net);
 	sc_mem_teardown(&sc.mem);
 	sc_node_free(&sc.node);
 	sc_boot_close(&sc.boot);
@@ -209,10 +219,11 @@ int shmem_n_pes(void)
 	return sc.npes;
 }
 
+/* Every PE is: by loads and stores on its node, through the NIC beyond. */
 int shmem_pe_accessible(int pe)
 {
 	sc_require_init("shmem_pe_accessible");
-	return pe >= 0 && pe < sc.npes && sc.mem.base[pe];
+	return pe >= 0 && pe < sc.npes;
 }
 
 int sc_heap_contains(const void *addr, size_t len)
@@ -240,20 +251,29 @@ size_t sc_heap_offset(const void *addr, size_t len, const char *function)
 	return offset;
 }
 
+void sc_check_pe(int pe, const char *function)
+{
+	if (pe < 0 || pe >= sc.npes)
+		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
+}
+
 void *sc_translate(const void *addr, size_t len, int pe, const char *function)
 {
 	size_t offset;
 
-	if (pe < 0 || pe >= sc.npes)
-		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
+	sc_check_pe(pe, function);
 	offset = sc_heap_offset(addr, len, function);
+	if (!sc.mem.base[pe])
+		sc_fatal(1, "PE %d: %s: PE %d is on another node, and this operation reaches PEs of its own node only",
+			 sc.me, function, pe);
 	return sc_heap_base(pe) + offset;
 }
 
+/* NULL for a PE reached through the NIC, as the standard says. */
 void *shmem_ptr(const void *dest, int pe)
 {
 	sc_require_init("shmem_ptr");
-	if (!shmem_addr_accessible(dest, pe))
+	if (!shmem_addr_accessible(dest, pe) || !sc.mem.base[pe])
 		return NULL;
 	return sc_heap_base(pe) + ((const char *)dest - sc_heap_base(sc.me));
 }
@@ -261,6 +281,8 @@ void *shmem_ptr(const void *dest, int pe)
 const char *shmemx_transport_name(void)
 {
 	sc_require_init("shmemx_transport_name");
+	if (sc.net.active)
+		return sc.mem.kind == SC_MEM_KMOD ? "kmod+rdma" : "memfd+rdma";
 	return sc_mem_name(sc.mem.kind);
 }
 

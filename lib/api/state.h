@@ -12,6 +12,7 @@
 #include "boot/rendezvous.h"
 #include "heap/heap.h"
 #include "mem/mem.h"
+#include "net/net.h"
 
 #define SC_BARRIER_ROUNDS 16	/* log2(SC_MAX_PES) + margin */
 #define SC_MAX_TEAMS 64		/* sync slots, one per live team; a bit each in a mask */
@@ -107,6 +108,8 @@ struct sc_state {
 	struct sc_node node;
 	struct sc_mem mem;
 	struct sc_heap heap;
+	int force_rdma;		/* SHMEMCOMM_TRANSPORT names rdma: no PE maps another */
+	struct sc_net net;	/* active when some PE is not mapped here */
 };
 
 extern struct sc_state sc;
@@ -133,6 +136,12 @@ static inline struct sc_internal *sc_internal_of(int pe)
 	return (struct sc_internal *)sc.mem.base[pe];
 }
 
+/* Where @field of this PE's internal area sits in every PE's segment. */
+static inline uint64_t sc_internal_offset(const void *field)
+{
+	return (uint64_t)((const char *)field - (const char *)sc.mem.base[sc.me]);
+}
+
 static inline char *sc_heap_base(int pe)
 {
 	return (char *)sc.mem.base[pe] + SC_INTERNAL_SIZE;
@@ -145,7 +154,12 @@ int sc_heap_contains(const void *addr, size_t len);
  * @function) if it is not in the heap or [addr, addr + len) leaves it.
  */
 size_t sc_heap_offset(const void *addr, size_t len, const char *function);
-/* Where @addr's symmetric counterpart lives on @pe, in this process. */
+/* Fatal (naming @function) unless 0 <= @pe < npes. */
+void sc_check_pe(int pe, const char *function);
+/*
+ * Where @addr's symmetric counterpart lives on @pe, in this process; fatal
+ * if @pe's segment is not mapped here (a PE reached through the NIC).
+ */
 void *sc_translate(const void *addr, size_t len, int pe, const char *function);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/state.h"
+#include "rma/peer.h"
 #include "shmem.h"
 #include "util/log.h"
 
@@ -34,12 +35,31 @@ static void team_set(struct sc_team *t, int start, int stride, int size, int slo
 		t->my_index = (sc.me - start) / stride;
 }
 
+/*
+ * SHARED: the PEs of this node, the ones shmem_ptr reaches. A team is an
+ * arithmetic progression of PEs; when the node's are not one (a launcher's
+ * odd placement), the standard lets SHARED be just this PE.
+ */
+static void shared_team_init(void)
+{
+	const struct sc_node *node = &sc.node;
+	int n = node->local_size, start = node->local_pes[0];
+	int stride = n > 1 ? node->local_pes[1] - start : 1;
+
+	for (int i = 2; i < n; i++)
+		if (node->local_pes[i] - node->local_pes[i - 1] != stride)
+			n = 0;
+	if (n)
+		team_set(&sc_team_shared, start, stride, n, SC_SLOT_SHARED);
+	else
+		team_set(&sc_team_shared, sc.me, 1, 1, SC_SLOT_SHARED);
+}
+
 void sc_teams_init(void)
 {
 	sc.free_slots = ~0ull & ~(1ull << SC_SLOT_WORLD) & ~(1ull << SC_SLOT_SHARED);
 	team_set(&sc_team_world, 0, 1, sc.npes, SC_SLOT_WORLD);
-	/* every PE shares this node (init refuses otherwise) */
-	team_set(&sc_team_shared, 0, 1, sc.npes, SC_SLOT_SHARED);
+	shared_team_init();
 	sc_team_world.predefined = sc_team_shared.predefined = 1;
 }
 
@@ -55,7 +75,8 @@ static int agree_on_slots(struct sc_team *parent, int count, int *slots, const c
 	atomic_store(&sc_internal_of(sc.me)->free_slots, sc.free_slots);
 	sc_team_sync(parent, what);
 	for (int i = 0; i < parent->size; i++)
-		common &= atomic_load(&sc_internal_of(sc_team_world_pe(parent, i))->free_slots);
+		common &= sc_peer_load(sc_team_world_pe(parent, i),
+				       sc_internal_offset(&sc_internal_of(sc.me)->free_slots));
 	sc_team_sync(parent, what);
 	for (int slot = 0; slot < SC_MAX_TEAMS && found < count; slot++)
 		if (common & (1ull << slot))

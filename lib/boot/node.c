@@ -13,7 +13,7 @@ struct node_card {
 	int pid;
 };
 
-static void node_key(char *key, size_t len)
+static void node_key(char *key, size_t len, int alone, int rank)
 {
 	const char *forced = sc_env_string("SHMEMCOMM_NODE_KEY");
 	char host[64] = "", boot_id[40] = "";
@@ -32,15 +32,17 @@ static void node_key(char *key, size_t len)
 	}
 	boot_id[strcspn(boot_id, "\n")] = '\0';
 	snprintf(key, len, "%s/%s", host, boot_id);
+	if (alone)
+		snprintf(key + strlen(key), len - strlen(key), "/pe%d", rank);
 }
 
-int sc_node_discover(struct sc_node *node, struct sc_boot *boot)
+int sc_node_discover(struct sc_node *node, struct sc_boot *boot, int alone)
 {
 	struct node_card mine = { .pid = (int)getpid() }, *all;
 	int err;
 
 	memset(node, 0, sizeof(*node));
-	node_key(mine.key, sizeof(mine.key));
+	node_key(mine.key, sizeof(mine.key), alone, boot->rank);
 	all = calloc((size_t)boot->size, sizeof(*all));
 	node->local_pes = calloc((size_t)boot->size, sizeof(int));
 	node->local_index = calloc((size_t)boot->size, sizeof(int));
@@ -53,6 +55,11 @@ int sc_node_discover(struct sc_node *node, struct sc_boot *boot)
 	if (err)
 		goto out;
 	for (int pe = 0; pe < boot->size; pe++) {
+		int first = 1;
+
+		for (int before = 0; before < pe && first; before++)
+			first = strcmp(all[before].key, all[pe].key) != 0;
+		node->nodes += first;
 		node->pids[pe] = all[pe].pid;
 		node->local_index[pe] = -1;
 		if (strcmp(all[pe].key, mine.key))

@@ -10,13 +10,17 @@
 struct sc_node {
 	int local_rank;		/* my index among the PEs of my node */
 	int local_size;
+	int nodes;		/* in the job */
 	int *local_pes;		/* [local_size]: their global ranks, ascending */
 	int *local_index;	/* [size]: a PE's local index, -1 if on another node */
 	int *pids;		/* [size]: every PE's pid (for liveness on this node) */
 };
 
-/* SHMEMCOMM_NODE_KEY overrides the key (tests use it to make "nodes"). */
-int sc_node_discover(struct sc_node *node, struct sc_boot *boot);
+/*
+ * SHMEMCOMM_NODE_KEY overrides the key (tests use it to make "nodes");
+ * @alone makes this PE a node of its own (SHMEMCOMM_TRANSPORT=rdma).
+ */
+int sc_node_discover(struct sc_node *node, struct sc_boot *boot, int alone);
 void sc_node_free(struct sc_node *node);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "api/state.h"
 #include "coll/coll.h"
+#include "rma/peer.h"
 #include "shmem.h"
 #include "util/log.h"
 
@@ -25,37 +26,36 @@ static struct sc_team *member_team(shmem_team_t team, const char *what)
 	return t;
 }
 
-/* Where a member's copy of symmetric @addr is, in this process. */
-static char *at_member(const struct sc_team *t, int index, const void *addr, size_t len,
-		       const char *what)
-{
-	return sc_translate(addr, len, sc_team_world_pe(t, index), what);
-}
-
 /* @bytes from each member (each its own), in team order. */
 static int collect(shmem_team_t team, void *dest, const void *source, size_t bytes,
 		   const char *what)
 {
 	struct sc_team *t = member_team(team, what);
+	struct sc_internal *mine = sc_internal_of(sc.me);
 	size_t counts[SC_MAX_PES], total = 0, offset = 0;
 
 	if (!t)
 		return -1;
 	sc_heap_offset(source, bytes, what);
-	atomic_store(&sc_internal_of(sc.me)->collect_count, bytes);
+	atomic_store(&mine->collect_count, bytes);
 	sc_team_sync(t, what);
 	for (int m = 0; m < t->size; m++) {
-		counts[m] = atomic_load(&sc_internal_of(sc_team_world_pe(t, m))->collect_count);
+		counts[m] = sc_peer_load(sc_team_world_pe(t, m),
+					 sc_internal_offset(&mine->collect_count));
 		total += counts[m];
 	}
 	/* the whole result must fit in dest before anything is written */
 	sc_heap_offset(dest, total, what);
 	for (int m = 0; m < t->size; m++) {
+		int pe = sc_team_world_pe(t, m);
+
 		if (counts[m])
-			memcpy((char *)dest + offset, at_member(t, m, source, counts[m], what),
-			       counts[m]);
+			sc_peer_get((char *)dest + offset, pe,
+				    sc_symmetric_offset(source, counts[m], pe, what), counts[m], 1);
 		offset += counts[m];
 	}
+	if (sc.net.active)
+		sc_net_quiet(&sc.net);
 	sc_team_sync(t, what);
 	return 0;
 }

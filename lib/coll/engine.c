@@ -473,6 +473,12 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	sc_require_init(a->what);
 	if (!valid_args(a))
 		return -1;
+	for (int m = 0; m < t->size; m++)
+		if (!sc.mem.base[sc_team_world_pe(t, m)]) {
+			sc_error("PE %d: %s: PE %d of the team is reached through the NIC, and this build runs %s on teams within one node only",
+				 sc.me, a->what, sc_team_world_pe(t, m), a->what);
+			return -1;
+		}
 	r->a = *a;
 	r->next = NULL;
 	r->elem = sc_dtype_size(a->dtype);

@@ -154,6 +154,17 @@ int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags)
 	return 0;
 }
 
+int sc_kmod_export_dmabuf(const struct sc_kmod_region *region)
+{
+	struct shmemcomm_dmabuf args = { 0 };
+	int err;
+
+	err = ioctl_errno(region->fd, SHMEMCOMM_IOC_EXPORT_DMABUF, &args);
+	if (err)
+		return err;
+	return args.fd;
+}
+
 int sc_kmod_import(struct sc_kmod *dev, uint64_t handle, uint32_t flags,
 		   struct sc_kmod_region *region)
 {

@@ -42,6 +42,8 @@ int sc_kmod_refresh_info(struct sc_kmod *dev);
 int sc_kmod_create(struct sc_kmod *dev, uint64_t size, int numa_node,
 		   struct sc_kmod_region *region);
 int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags);
+/* A dma-buf fd for the whole region (the caller closes it), or a negative errno. */
+int sc_kmod_export_dmabuf(const struct sc_kmod_region *region);
 int sc_kmod_import(struct sc_kmod *dev, uint64_t handle, uint32_t flags,
 		   struct sc_kmod_region *region);
 int sc_kmod_revoke(struct sc_kmod_region *region);

@@ -15,27 +15,38 @@ const char *sc_mem_name(enum sc_mem_kind kind)
 	return kind == SC_MEM_KMOD ? "kmod" : "memfd";
 }
 
-int sc_mem_parse(const char *name, enum sc_mem_kind *kind)
+int sc_transport_parse(const char *text, enum sc_mem_kind *kind, int *rdma)
 {
-	if (!strcmp(name, "kmod"))
-		*kind = SC_MEM_KMOD;
-	else if (!strcmp(name, "memfd"))
-		*kind = SC_MEM_MEMFD;
-	else
+	char words[64], *save = NULL, *word;
+	int named = 0;
+
+	*rdma = 0;
+	*kind = access(sc_kmod_device_path(), F_OK) ? SC_MEM_MEMFD : SC_MEM_KMOD;
+	if (!text)
+		return 0;
+	if (strlen(text) >= sizeof(words))
 		return -EINVAL;
+	strcpy(words, text);
+	for (word = strtok_r(words, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(word, "rdma")) {
+			*rdma = 1;
+			continue;
+		}
+		if (named || (strcmp(word, "kmod") && strcmp(word, "memfd")))
+			return -EINVAL;
+		*kind = strcmp(word, "kmod") ? SC_MEM_MEMFD : SC_MEM_KMOD;
+		named = 1;
+	}
 	return 0;
 }
 
-int sc_mem_pick(enum sc_mem_kind *kind)
+int sc_transport_pick(enum sc_mem_kind *kind, int *rdma)
 {
-	const char *forced = sc_env_string("SHMEMCOMM_TRANSPORT");
+	const char *text = sc_env_string("SHMEMCOMM_TRANSPORT");
 
-	if (!forced) {
-		*kind = access(sc_kmod_device_path(), F_OK) ? SC_MEM_MEMFD : SC_MEM_KMOD;
-		return 0;
-	}
-	if (sc_mem_parse(forced, kind)) {
-		sc_error("SHMEMCOMM_TRANSPORT=%s is not one of kmod, memfd", forced);
+	if (sc_transport_parse(text, kind, rdma)) {
+		sc_error("SHMEMCOMM_TRANSPORT=%s is not kmod, memfd or rdma, or kmod or memfd with rdma (\"kmod,rdma\")",
+			 text);
 		return -EINVAL;
 	}
 	return 0;
@@ -157,4 +168,11 @@ void sc_mem_teardown(struct sc_mem *mem)
 	free(mem->base);
 	memset(mem, 0, sizeof(*mem));
 	mem->dev.fd = -1;
+}
+
+int sc_mem_dmabuf(const struct sc_mem *mem, int me)
+{
+	if (mem->kind != SC_MEM_KMOD)
+		return -EOPNOTSUPP;
+	return sc_kmod_export_dmabuf(&mem->regions[me]);
 }

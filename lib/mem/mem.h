@@ -6,7 +6,8 @@
  *   memfd  memfd_create, passed to node peers with SCM_RIGHTS; for hosts
  *          without the module
  * SHMEMCOMM_TRANSPORT=kmod|memfd forces one; forcing kmod without the module
- * is an error, never a silent fallback.
+ * is an error, never a silent fallback. Adding rdma ("rdma", "memfd,rdma")
+ * maps no other PE: all go through the NIC (net/net.h), as across nodes.
  */
 #ifndef SHMEMCOMM_MEM_MEM_H
 #define SHMEMCOMM_MEM_MEM_H
@@ -28,13 +29,19 @@ struct sc_mem {
 };
 
 const char *sc_mem_name(enum sc_mem_kind kind);
-/* "kmod" or "memfd" as a kind; -EINVAL for anything else. */
-int sc_mem_parse(const char *name, enum sc_mem_kind *kind);
-/* From SHMEMCOMM_TRANSPORT, else kmod if the device exists, else memfd. */
-int sc_mem_pick(enum sc_mem_kind *kind);
+/*
+ * A SHMEMCOMM_TRANSPORT text: the memory (kmod or memfd; by default kmod
+ * when the device exists) and whether "rdma" sends every other PE through
+ * the NIC. -EINVAL for anything else.
+ */
+int sc_transport_parse(const char *text, enum sc_mem_kind *kind, int *rdma);
+/* From SHMEMCOMM_TRANSPORT: 0, or -EINVAL after a message. */
+int sc_transport_pick(enum sc_mem_kind *kind, int *rdma);
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 		 struct sc_boot *boot, const struct sc_node *node);
 void sc_mem_teardown(struct sc_mem *mem);
+/* A dma-buf of this PE's segment (kmod), or -EOPNOTSUPP (memfd). */
+int sc_mem_dmabuf(const struct sc_mem *mem, int me);
 
 /* memfd.c: gives every PE of the node the others' fds; fds[local index]. */
 int sc_memfd_exchange(int my_fd, struct sc_boot *boot, const struct sc_node *node,

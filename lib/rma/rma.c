@@ -1,26 +1,27 @@
 /*
- * Put and get between the PEs of a node: copies between this process's
- * mapping of the source and of the target heap. Blocking and _nbi forms are
- * the same here (a store is complete when it returns; quiet orders them).
+ * Put and get: copies between this process's mapping of the source and of
+ * the target heap on the node, RDMA writes and reads beyond it (rma/peer.h).
+ * The _nbi forms may leave the NIC's part to quiet.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "api/state.h"
+#include "rma/peer.h"
 #include "shmem.h"
 
-static void put_bytes(void *dest, const void *source, size_t bytes, int pe,
+static void put_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,
 		      const char *function)
 {
 	sc_require_init(function);
-	memcpy(sc_translate(dest, bytes, pe, function), source, bytes);
+	sc_peer_put(pe, sc_symmetric_offset(dest, bytes, pe, function), source, bytes, nbi);
 }
 
-static void get_bytes(void *dest, const void *source, size_t bytes, int pe,
+static void get_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,
 		      const char *function)
 {
 	sc_require_init(function);
-	memcpy(dest, sc_translate(source, bytes, pe, function), bytes);
+	sc_peer_get(dest, pe, sc_symmetric_offset(source, bytes, pe, function), bytes, nbi);
 }
 
 /* Bytes from the first to the end of the last of @nelems elements @stride apart. */
@@ -38,71 +39,75 @@ static size_t strided_span(ptrdiff_t stride, size_t nelems, size_t elem, const c
 static void iput_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
 		       size_t nelems, size_t elem, int pe, const char *function)
 {
-	char *to;
+	uint64_t to;
 
 	sc_require_init(function);
 	if (!nelems)
 		return;
 	strided_span(sst, nelems, elem, function);
 	/* the whole span must be symmetric: checked once */
-	to = sc_translate(dest, strided_span(dst, nelems, elem, function), pe, function);
+	to = sc_symmetric_offset(dest, strided_span(dst, nelems, elem, function), pe, function);
 	for (size_t i = 0; i < nelems; i++)
-		memcpy(to + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
-		       (const char *)source + (ptrdiff_t)i * sst * (ptrdiff_t)elem, elem);
+		sc_peer_put(pe, to + i * (size_t)dst * elem,
+			    (const char *)source + (ptrdiff_t)i * sst * (ptrdiff_t)elem, elem, 1);
+	if (!sc.mem.base[pe])
+		sc_net_quiet(&sc.net);
 }
 
 static void iget_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
 		       size_t nelems, size_t elem, int pe, const char *function)
 {
-	const char *from;
+	uint64_t from;
 
 	sc_require_init(function);
 	if (!nelems)
 		return;
 	strided_span(dst, nelems, elem, function);
-	from = sc_translate(source, strided_span(sst, nelems, elem, function), pe, function);
+	from = sc_symmetric_offset(source, strided_span(sst, nelems, elem, function), pe, function);
 	for (size_t i = 0; i < nelems; i++)
-		memcpy((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
-		       from + (ptrdiff_t)i * sst * (ptrdiff_t)elem, elem);
+		sc_peer_get((char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem, pe,
+			    from + i * (size_t)sst * elem, elem, 1);
+	if (!sc.mem.base[pe])
+		sc_net_quiet(&sc.net);
 }
 
 void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
 {
-	put_bytes(dest, source, nelems, pe, "shmem_putmem");
+	put_bytes(dest, source, nelems, pe, 0, "shmem_putmem");
 }
 
 void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
 {
-	get_bytes(dest, source, nelems, pe, "shmem_getmem");
+	get_bytes(dest, source, nelems, pe, 0, "shmem_getmem");
 }
 
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	put_bytes(dest, source, nelems, pe, "shmem_putmem_nbi");
+	put_bytes(dest, source, nelems, pe, 1, "shmem_putmem_nbi");
 }
 
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	get_bytes(dest, source, nelems, pe, "shmem_getmem_nbi");
+	get_bytes(dest, source, nelems, pe, 1, "shmem_getmem_nbi");
 }
 
 #define DEFINE_RMA(NAME, TYPE)                                                           \
 	void shmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
 	{                                                                                \
-		put_bytes(dest, source, nelems * sizeof(TYPE), pe, "shmem_" #NAME "_put");  \
+		put_bytes(dest, source, nelems * sizeof(TYPE), pe, 0, "shmem_" #NAME "_put");  \
 	}                                                                                \
 	void shmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe)   \
 	{                                                                                \
-		get_bytes(dest, source, nelems * sizeof(TYPE), pe, "shmem_" #NAME "_get");  \
+		get_bytes(dest, source, nelems * sizeof(TYPE), pe, 0, "shmem_" #NAME "_get");  \
 	}                                                                                \
 	void shmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) \
 	{                                                                                \
-		put_bytes(dest, source, nelems * sizeof(TYPE), pe,                       \
+		put_bytes(dest, source, nelems * sizeof(TYPE), pe, 1,                    \
 			  "shmem_" #NAME "_put_nbi");                                    \
 	}                                                                                \
 	void shmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) \
 	{                                                                                \
-		get_bytes(dest, source, nelems * sizeof(TYPE), pe,                       \
+		get_bytes(dest, source, nelems * sizeof(TYPE), pe, 1,                    \
 			  "shmem_" #NAME "_get_nbi");                                    \
 	}                                                                                \
 	void shmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
@@ -119,12 +124,12 @@ void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 	}                                                                                \
 	void shmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                            \
 	{                                                                                \
-		put_bytes(dest, &value, sizeof(TYPE), pe, "shmem_" #NAME "_p");          \
+		put_bytes(dest, &value, sizeof(TYPE), pe, 0, "shmem_" #NAME "_p");          \
 	}                                                                                \
 	TYPE shmem_##NAME##_g(const TYPE *source, int pe)                                \
 	{                                                                                \
 		TYPE value;                                                              \
-		get_bytes(&value, source, sizeof(TYPE), pe, "shmem_" #NAME "_g");        \
+		get_bytes(&value, source, sizeof(TYPE), pe, 0, "shmem_" #NAME "_g");        \
 		return value;                                                            \
 	}
 SHMEMCOMM_RMA_TYPES(DEFINE_RMA)
@@ -132,19 +137,19 @@ SHMEMCOMM_RMA_TYPES(DEFINE_RMA)
 #define DEFINE_RMA_SIZE(BITS)                                                            \
 	void shmem_put##BITS(void *dest, const void *source, size_t nelems, int pe)      \
 	{                                                                                \
-		put_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_put" #BITS);     \
+		put_bytes(dest, source, nelems * (BITS / 8), pe, 0, "shmem_put" #BITS);     \
 	}                                                                                \
 	void shmem_get##BITS(void *dest, const void *source, size_t nelems, int pe)      \
 	{                                                                                \
-		get_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_get" #BITS);     \
+		get_bytes(dest, source, nelems * (BITS / 8), pe, 0, "shmem_get" #BITS);     \
 	}                                                                                \
 	void shmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
 	{                                                                                \
-		put_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_put" #BITS "_nbi"); \
+		put_bytes(dest, source, nelems * (BITS / 8), pe, 1, "shmem_put" #BITS "_nbi"); \
 	}                                                                                \
 	void shmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe) \
 	{                                                                                \
-		get_bytes(dest, source, nelems * (BITS / 8), pe, "shmem_get" #BITS "_nbi"); \
+		get_bytes(dest, source, nelems * (BITS / 8), pe, 1, "shmem_get" #BITS "_nbi"); \
 	}                                                                                \
 	void shmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
 			      size_t nelems, int pe)                                     \

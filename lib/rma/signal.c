@@ -1,18 +1,21 @@
 /*
- * Put with signal: the data, then (release-ordered after it) an atomic set
- * or add of a 64-bit signal word on the same PE, which the target can wait
- * on with shmem_signal_wait_until.
+ * Put with signal: the data, then (ordered after it) a set or add of a
+ * 64-bit signal word on the same PE, which the target can wait on with
+ * shmem_signal_wait_until. Across the NIC both go on the one QP to the PE,
+ * which keeps their order; once any PE is remote an add is the NIC's
+ * atomic, even on this node, so that it is atomic against the others.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "api/state.h"
+#include "rma/peer.h"
 #include "shmem.h"
 
 static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
-		       uint64_t signal, int sig_op, int pe, const char *function)
+		       uint64_t signal, int sig_op, int pe, int nbi, const char *function)
 {
-	uint64_t *sig;
+	uint64_t data, sig;
 
 	sc_require_init(function);
 	if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
@@ -21,24 +24,27 @@ static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *s
 	if ((uintptr_t)sig_addr % sizeof(uint64_t))
 		sc_fatal(1, "PE %d: %s: sig_addr %p is not 8-byte aligned", sc.me, function,
 			 (void *)sig_addr);
-	memcpy(sc_translate(dest, bytes, pe, function), source, bytes);
-	sig = sc_translate(sig_addr, sizeof(*sig_addr), pe, function);
-	if (sig_op == SHMEM_SIGNAL_SET)
-		__atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+	data = sc_symmetric_offset(dest, bytes, pe, function);
+	sig = sc_symmetric_offset(sig_addr, sizeof(*sig_addr), pe, function);
+	sc_peer_put(pe, data, source, bytes, nbi);
+	if (sig_op == SHMEM_SIGNAL_ADD && sc.net.active)
+		sc_net_amo(&sc.net, pe, sig, sizeof(uint64_t), SC_AMO_ADD, signal, 0);
+	else if (sig_op == SHMEM_SIGNAL_ADD)
+		__atomic_fetch_add((uint64_t *)((char *)sc.mem.base[pe] + sig), signal, __ATOMIC_RELEASE);
 	else
-		__atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+		sc_peer_store(pe, sig, signal);
 }
 
 void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
 			 uint64_t signal, int sig_op, int pe)
 {
-	put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe, "shmem_putmem_signal");
+	put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe, 0, "shmem_putmem_signal");
 }
 
 void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
 			     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe,
+	put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe, 1,
 		   "shmem_putmem_signal_nbi");
 }
 
@@ -48,13 +54,13 @@ void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
 				       int pe)                                              \
 	{                                                                                   \
 		put_signal(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op,   \
-			   pe, "shmem_" #NAME "_put_signal");                               \
+			   pe, 0, "shmem_" #NAME "_put_signal");                            \
 	}                                                                                   \
 	void shmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t nelems,   \
 					   uint64_t *sig_addr, uint64_t signal, int sig_op, \
 					   int pe)                                          \
 	{                                                                                   \
 		put_signal(dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op,   \
-			   pe, "shmem_" #NAME "_put_signal_nbi");                           \
+			   pe, 1, "shmem_" #NAME "_put_signal_nbi");                        \
 	}
 SHMEMCOMM_RMA_TYPES(DEFINE_PUT_SIGNAL)

@@ -2,15 +2,17 @@
  * Team sync and the barriers built on it, on shared memory.
  *
  * The sync is a dissemination barrier over the team's members: in round k,
- * member i adds one to round k's counter of the team's slot in member
- * (i + 2^k) mod n, then waits until its own counter for round k has reached
- * the number of syncs it has entered on this team. Counters only grow while
- * the team lives, so a fast member can run ahead into the next sync safely.
- * ceil(log2 n) rounds, no shared hot spot.
+ * member i writes the number of syncs it has entered on this team into
+ * round k's counter of the team's slot in member (i + 2^k) mod n, then waits
+ * until its own counter for round k has reached that number. Each counter
+ * has one writer (member i - 2^k), so a plain store does, across the NIC
+ * too; counters only grow while the team lives, so a fast member can run
+ * ahead into the next sync safely. ceil(log2 n) rounds, no shared hot spot.
  */
 #include <stdatomic.h>
 
 #include "api/state.h"
+#include "rma/peer.h"
 #include "sync/wait.h"
 #include "shmem.h"
 
@@ -21,12 +23,13 @@ static _Thread_local const struct sc_team *waiting_team;
 static void missing_members(char *out, unsigned long len)
 {
 	const struct sc_team *team = waiting_team;
+	uint64_t entered = sc_internal_offset(&sc_internal_of(sc.me)->entered[team->slot]);
 	int missing[SC_MAX_PES], n = 0;
 
 	for (int i = 0; i < team->size; i++) {
 		int pe = sc_team_world_pe(team, i);
 
-		if (atomic_load(&sc_internal_of(pe)->entered[team->slot].value) < team->epoch)
+		if (sc_peer_load(pe, entered) < team->epoch)
 			missing[n++] = pe;
 	}
 	sc_format_ranks(missing, n, out, len);
@@ -44,7 +47,7 @@ void sc_team_sync(struct sc_team *team, const char *what)
 		int from = sc_team_world_pe(team, (team->my_index - step + team->size) % team->size);
 		struct sc_wait wait;
 
-		atomic_fetch_add(&sc_internal_of(to)->arrivals[team->slot][k].value, 1);
+		sc_peer_store(to, sc_internal_offset(&mine->arrivals[team->slot][k]), epoch);
 		sc_wait_begin(&wait, what, from, missing_members);
 		while (atomic_load(&mine->arrivals[team->slot][k].value) < epoch)
 			sc_wait_step(&wait);
@@ -54,10 +57,13 @@ void sc_team_sync(struct sc_team *team, const char *what)
 void shmem_quiet(void)
 {
 	sc_require_init("shmem_quiet");
-	/* stores to peers are plain stores to shared memory: order them all */
+	/* stores to node peers are plain stores to shared memory: order them all */
 	atomic_thread_fence(memory_order_seq_cst);
+	if (sc.net.active)
+		sc_net_quiet(&sc.net);
 }
 
+/* The NIC keeps the order of what is posted to one PE (net/net.h): no wait. */
 void shmem_fence(void)
 {
 	sc_require_init("shmem_fence");
@@ -67,7 +73,7 @@ void shmem_fence(void)
 void shmem_barrier_all(void)
 {
 	sc_require_init("shmem_barrier_all");
-	atomic_thread_fence(memory_order_seq_cst);
+	shmem_quiet();
 	sc_team_sync(&sc_team_world, "shmem_barrier_all");
 	atomic_thread_fence(memory_order_seq_cst);
 }

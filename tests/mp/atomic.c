@@ -14,6 +14,8 @@ int main(void)
 	uint64_t *counter, *tickets, *handed_out, *bits, *sig, *flags;
 	long *data;
 	double *real;
+	int *pair;
+	uint32_t *mask32;
 	int me, npes;
 
 	shmem_init();
@@ -27,6 +29,9 @@ int main(void)
 	flags = shmem_calloc((size_t)npes, sizeof(*flags));
 	data = shmem_calloc((size_t)npes * 8, sizeof(long));
 	real = shmem_calloc(1, sizeof(double));
+	pair = shmem_calloc(2, sizeof(int));
+	mask32 = shmem_calloc(2, sizeof(uint32_t));
+	MP_CHECK(((uintptr_t)pair & 7) == 0 && sizeof(int) == 4);
 
 	/* contention: every ticket is handed out once; the sums add up */
 	uint64_t last = 0;
@@ -42,6 +47,28 @@ int main(void)
 		shmem_uint64_atomic_add(counter, 1, 0);
 	}
 	shmem_uint64_atomic_or(bits, 1ull << me, 0);
+	/*
+	 * 32-bit atomics next to each other in one 8-byte word, from every PE
+	 * at once: the NIC has only 8-byte atomics, so these are compare-swap
+	 * loops there, which must neither lose an update nor touch the neighbour.
+	 */
+	for (int i = 0; i < ROUNDS; i++) {
+		shmem_int_atomic_add(&pair[0], 1, 0);
+		shmem_int_atomic_fetch_add(&pair[1], -2, 0);
+		shmem_uint32_atomic_fetch_xor(&mask32[me % 2], 1u << (me / 2 % 32), 0);
+	}
+	shmem_barrier_all();
+	MP_CHECK(shmem_int_atomic_fetch(&pair[0], 0) == ROUNDS * npes);
+	MP_CHECK(shmem_int_atomic_fetch(&pair[1], 0) == -2 * ROUNDS * npes);
+	/* ROUNDS is even: every xor was undone */
+	MP_CHECK(shmem_uint32_atomic_fetch(&mask32[0], 0) == 0 && shmem_uint32_atomic_fetch(&mask32[1], 0) == 0);
+	shmem_barrier_all();
+	if (me == npes - 1)
+		MP_CHECK(shmem_int_atomic_compare_swap(&pair[0], ROUNDS * npes, 7, 0) ==
+			 ROUNDS * npes);
+	shmem_barrier_all();
+	MP_CHECK(shmem_int_atomic_fetch(&pair[0], 0) == 7);
+	MP_CHECK(shmem_int_atomic_fetch(&pair[1], 0) == -2 * ROUNDS * npes);
 	shmem_barrier_all();
 	MP_CHECK(shmem_uint64_atomic_fetch(counter, 0) == (uint64_t)3 * ROUNDS * npes);
 	if (me == 0)

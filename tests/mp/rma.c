@@ -1,6 +1,7 @@
 /* Put and get in every form between every pair of PEs: typed, sized, mem,
  * p/g, strided, _nbi with quiet, and the C11 generic forms; shmem_ptr and
- * the accessibility queries. */
+ * the accessibility queries. Sources and targets both on and off the heap,
+ * which over RDMA are the NIC's direct and staged paths. */
 #include <stdint.h>
 #include <string.h>
 
@@ -101,11 +102,16 @@ int main(void)
 		MP_CHECK(*count == npes);
 	shmem_free(count);
 
-	/* every PE of one node is reachable by load and store */
+	/*
+	 * Every PE is accessible; those of this node (the shared team) by load
+	 * and store too, and shmem_ptr is NULL for the others (RDMA).
+	 */
 	for (int pe = 0; pe < npes; pe++) {
 		long *there = shmem_ptr(longs, pe);
+		int local = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
 
-		MP_CHECK(there != NULL);
+		MP_CHECK((there != NULL) == local);
+		MP_CHECK(pe != me || there == longs);
 		MP_CHECK(shmem_pe_accessible(pe));
 		MP_CHECK(shmem_addr_accessible(longs, pe));
 	}

@@ -1,0 +1,115 @@
+/*
+ * The network transport: RDMA through rdma-core's verbs, for the PEs whose
+ * segment this process cannot map (those on other nodes; every other PE
+ * when SHMEMCOMM_TRANSPORT names rdma).
+ *
+ * Each PE registers its whole segment (the internal area and the heap)
+ * once: through the module's dma-buf when the device takes one, else with
+ * ibv_reg_mr on the mapping. It keeps one reliable-connected QP to every
+ * PE, itself and its node peers included: once any PE is remote, every
+ * atomic on the heap must be the NIC's, since a CPU atomic is not atomic
+ * against an HCA atomic on the same word.
+ *
+ * Ordering: one RC QP per pair of PEs executes that pair's operations in
+ * the order they were posted, so a fence needs no wait; quiet waits until
+ * the NIC has completed every operation posted. Every wait for the NIC is
+ * bounded by SHMEMCOMM_TIMEOUT, and a failed operation ends the job with a
+ * message naming the device, port, GID index and the peer PE.
+ *
+ * Settings: SHMEMCOMM_IB_DEV (a device name), SHMEMCOMM_IB_PORT,
+ * SHMEMCOMM_IB_GID_INDEX; by default the first device with an active port,
+ * its first active port, and on RoCE the RoCE v2 GID of an IPv4 address.
+ */
+#ifndef SHMEMCOMM_NET_NET_H
+#define SHMEMCOMM_NET_NET_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "boot/rendezvous.h"
+
+#define SC_NET_SQ_DEPTH 128	/* work requests in flight per QP */
+#define SC_NET_INLINE 64	/* bytes of a put carried in the work request itself */
+#define SC_NET_BOUNCE (4u << 20)	/* registered staging for data off the heap */
+
+enum sc_net_amo {
+	SC_AMO_FETCH, SC_AMO_SET, SC_AMO_SWAP, SC_AMO_CSWAP,
+	SC_AMO_ADD, SC_AMO_AND, SC_AMO_OR, SC_AMO_XOR,
+};
+
+struct sc_net_peer {
+	struct ibv_qp *qp;
+	uint64_t base;		/* its segment, as registered */
+	uint32_t rkey;
+	unsigned int outstanding;	/* work requests not yet completed */
+};
+
+struct sc_net {
+	int active;		/* some PE is reached through the NIC */
+	int me, npes;
+	pthread_mutex_t lock;	/* the CQ, the counters and the bounce buffer */
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;	/* this PE's segment */
+	const char *registered_by;	/* "dma-buf" or "ibv_reg_mr" */
+	char *segment;
+	size_t segment_size;
+	struct ibv_mr *bounce_mr;
+	char *bounce;		/* the first 64 bytes: atomic results */
+	size_t bounce_used;
+	struct ibv_qp *loop_qp;	/* the far end of this PE's QP to itself */
+	char device[64];
+	int port;
+	int gid_index;
+	int roce;		/* Ethernet link layer: peers addressed by GID */
+	int atomics;		/* the device does 8-byte atomics */
+	uint32_t max_inline;
+	uint32_t rd_atomic;	/* RDMA reads and atomics in flight per QP */
+	unsigned int outstanding;
+	struct sc_net_peer *peers;	/* [npes] */
+};
+
+/*
+ * Collective over @boot: opens the device, registers @segment (@dmabuf_fd
+ * >= 0 offers the module's dma-buf of it) and connects a QP to every PE.
+ * 0, or a negative errno after a message; every PE learns of a failure on
+ * any PE and fails too, naming it.
+ */
+int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t size,
+		 int dmabuf_fd);
+void sc_net_teardown(struct sc_net *net);
+
+/*
+ * @len bytes from @source to @offset in @pe's segment. With @nbi the call
+ * may return before the NIC has read @source when it lies in this PE's
+ * segment; otherwise @source may be reused on return.
+ */
+void sc_net_put(struct sc_net *net, int pe, uint64_t offset, const void *source, size_t len,
+		int nbi);
+/* @len bytes at @offset in @pe's segment into @dest; with @nbi, complete at quiet. */
+void sc_net_get(struct sc_net *net, void *dest, int pe, uint64_t offset, size_t len, int nbi);
+/*
+ * An atomic on the @size-byte (4 or 8) word at @offset in @pe's segment,
+ * with @value and, for SC_AMO_CSWAP, @cond, as bits in the low bytes.
+ * Returns the word's old value.
+ */
+uint64_t sc_net_amo(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
+		    enum sc_net_amo op, uint64_t value, uint64_t cond);
+/* Waits until the NIC has completed every operation this PE posted. */
+void sc_net_quiet(struct sc_net *net);
+
+/*
+ * Best effort, as the job ends: @len (<= 56) bytes of @data to @offset in
+ * every PE not @mapped here, without waiting for room or for the lock.
+ */
+void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
+		       const void *data, uint32_t len);
+
+/* "rxe0 port 1 GID index 1", for messages. */
+const char *sc_net_where(const struct sc_net *net);
+
+#endif

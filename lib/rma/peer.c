@@ -1,0 +1,52 @@
+#include "rma/peer.h"
+
+#include <string.h>
+
+#include "api/state.h"
+
+void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nbi)
+{
+	char *base = sc.mem.base[pe];
+
+	if (base)
+		memcpy(base + offset, source, len);
+	else
+		sc_net_put(&sc.net, pe, offset, source, len, nbi);
+}
+
+void sc_peer_get(void *dest, int pe, uint64_t offset, size_t len, int nbi)
+{
+	const char *base = sc.mem.base[pe];
+
+	if (base)
+		memcpy(dest, base + offset, len);
+	else
+		sc_net_get(&sc.net, dest, pe, offset, len, nbi);
+}
+
+uint64_t sc_peer_load(int pe, uint64_t offset)
+{
+	char *base = sc.mem.base[pe];
+	uint64_t value;
+
+	if (base)
+		return __atomic_load_n((uint64_t *)(base + offset), __ATOMIC_ACQUIRE);
+	sc_net_get(&sc.net, &value, pe, offset, sizeof(value), 0);
+	return value;
+}
+
+void sc_peer_store(int pe, uint64_t offset, uint64_t value)
+{
+	char *base = sc.mem.base[pe];
+
+	if (base)
+		__atomic_store_n((uint64_t *)(base + offset), value, __ATOMIC_RELEASE);
+	else
+		sc_net_put(&sc.net, pe, offset, &value, sizeof(value), 0);
+}
+
+uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function)
+{
+	sc_check_pe(pe, function);
+	return SC_INTERNAL_SIZE + sc_heap_offset(addr, len, function);
+}

@@ -1,0 +1,23 @@
+/*
+ * How this PE reaches another PE's segment: loads and stores where the
+ * segment is mapped here (its node), the NIC where it is not. Offsets
+ * count from the segment's start, the internal area included.
+ */
+#ifndef SHMEMCOMM_RMA_PEER_H
+#define SHMEMCOMM_RMA_PEER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* With @nbi the NIC may still read @source after the call (quiet waits). */
+void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nbi);
+void sc_peer_get(void *dest, int pe, uint64_t offset, size_t len, int nbi);
+/* An 8-byte word: an acquire load, or an RDMA read. */
+uint64_t sc_peer_load(int pe, uint64_t offset);
+/* A release store, or an RDMA write ordered after this PE's earlier puts to @pe. */
+void sc_peer_store(int pe, uint64_t offset, uint64_t value);
+
+/* The segment offset of @addr, which must lie in this PE's heap, with @len bytes. */
+uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function);
+
+#endif
