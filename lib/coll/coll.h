@@ -55,6 +55,7 @@ struct shmemx_request {
 	int src_staged;		/* this PE's source goes through stage_in */
 	int result_staged;	/* this PE's allreduce results go through stage_out */
 	int stream;		/* streaming stores for the copies into dest */
+	int spans;		/* some member is reached through the NIC (see engine.c) */
 	size_t chunk_len;	/* elements per block per chunk */
 	size_t nchunks;
 	size_t chunk;		/* the current one */
@@ -64,7 +65,10 @@ struct shmemx_request {
 	unsigned parity;
 	uint64_t target;	/* the step every member must reach */
 	sc_kernel_fn kernel;
-	/* per member: its source and results in this process; NULL: staged */
+	/*
+	 * per member: its source and results in this process, or when the team
+	 * @spans nodes, their symmetric addresses in this PE's heap; NULL: staged
+	 */
 	const char **src_of;
 	const char **result_of;
 };

@@ -18,12 +18,21 @@
  * step is that already, as after it nobody touches another PE's memory. A one-shot allreduce needs no end step:
  * its inputs sit in buffers chosen by call parity, and a PE cannot finish
  * the next call until every member has started it, so done with this one.
+ *
+ * A team that spans nodes runs the same stages, with two differences. A
+ * step is a team sync (lib/sync/barrier.c, which reaches remote members
+ * through the NIC), so such a request runs to completion when it starts.
+ * And a member's buffers are named by their symmetric addresses: compute
+ * reads a remote member's slice with RDMA reads and pushes results with
+ * RDMA writes (compute_across), in the same kernel calls as on a node, so
+ * the results are the same bits.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
+#include "rma/peer.h"
 #include "sync/wait.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -91,19 +100,37 @@ static struct sc_coll_slot *slot_of(const struct shmemx_request *r, int member)
 	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
 }
 
+static struct sc_coll_slot *slot_of_me(const struct shmemx_request *r)
+{
+	return &sc_internal_of(sc.me)->coll[r->a.team->slot];
+}
+
 static uint64_t signature(const struct shmemx_request *r)
 {
 	return (uint64_t)r->a.kind | (uint64_t)r->a.dtype << 8 | (uint64_t)r->a.op << 16 |
 	       (uint64_t)(r->algo & 0xff) << 24 | (uint64_t)(uint32_t)r->a.root << 32;
 }
 
+/* Member @m's slot: where it is, or for a team across nodes a copy in @copy. */
+static const struct sc_coll_slot *read_slot(const struct shmemx_request *r, int m,
+					    struct sc_coll_slot *copy)
+{
+	int pe = sc_team_world_pe(r->a.team, m);
+
+	if (!r->spans)
+		return slot_of(r, m);
+	sc_peer_get(copy, pe, sc_internal_offset(slot_of_me(r)), sizeof(*copy), 0);
+	return copy;
+}
+
 /* The members' calls must match; a mismatch would corrupt data or hang. */
 static void check_members_agree(struct shmemx_request *r)
 {
 	uint64_t sig = signature(r);
+	struct sc_coll_slot copy;
 
 	for (int m = 0; m < r->a.team->size; m++) {
-		struct sc_coll_slot *s = slot_of(r, m);
+		const struct sc_coll_slot *s = read_slot(r, m, &copy);
 		uint64_t theirs = s->signature[r->parity], count = s->count[r->parity];
 		int pe = sc_team_world_pe(r->a.team, m);
 
@@ -124,9 +151,10 @@ static void check_members_agree(struct shmemx_request *r)
 	if (r->algo == SC_ALGO_ONESHOT)
 		return;
 	for (int m = 0; m < r->a.team->size; m++) {
-		struct sc_coll_slot *s = slot_of(r, m);
+		const struct sc_coll_slot *s = read_slot(r, m, &copy);
 		int pe = sc_team_world_pe(r->a.team, m);
-		char *heap = sc_heap_base(pe);
+		/* across nodes: symmetric addresses, as this PE's heap holds them */
+		char *heap = sc_heap_base(r->spans ? sc.me : pe);
 
 		if (s->where[r->parity].chunk_len != r->chunk_len)
 			sc_fatal(1, "PE %d: %s: PE %d pipelines %lu elements a chunk and this PE %zu; set SHMEMCOMM_COLL_CHUNK alike on every PE",
@@ -211,6 +239,11 @@ static int reached(const struct shmemx_request *r, int block)
 {
 	struct sc_wait wait;
 
+	/* across nodes a step is a sync: a request there completes when started */
+	if (r->spans) {
+		sc_team_sync(r->a.team, r->a.what);
+		return 1;
+	}
 	if (all_reached(r))
 		return 1;
 	if (!block)
@@ -299,11 +332,157 @@ static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi
 	}
 }
 
+/* Across nodes: where member @m's source element (@block, @i) sits in its segment. */
+static uint64_t source_offset(const struct shmemx_request *r, int m, int block, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->src_of[m])
+		return sc_internal_offset(r->src_of[m]) +
+		       ((size_t)block * r->a.count + i) * r->elem;
+	return sc_internal_offset(sc_internal_of(sc.me)->stage_in[r->chunk & 1]) +
+	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
+}
+
+/* Across nodes: where member @m's result element @i sits in its segment. */
+static uint64_t result_offset(const struct shmemx_request *r, int m, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->result_of[m])
+		return sc_internal_offset(r->result_of[m]) + i * r->elem;
+	return sc_internal_offset(sc_internal_of(sc.me)->stage_out[r->chunk & 1]) +
+	       (i - lo) * r->elem;
+}
+
+/* Room for what remote members' slices are read into; per thread, kept. */
+static char *scratch_for(size_t bytes)
+{
+	static _Thread_local char *scratch;
+	static _Thread_local size_t size;
+
+	if (bytes > size) {
+		char *grown = realloc(scratch, bytes);
+
+		if (!grown)
+			sc_fatal(1, "PE %d: no memory for %zu bytes of a collective across nodes",
+				 sc.me, bytes);
+		scratch = grown;
+		size = bytes;
+	}
+	return scratch;
+}
+
+/* Member @m's @bytes at @offset: where they are on this node, else read into @into. */
+static const char *fetch(const struct shmemx_request *r, int m, uint64_t offset, size_t bytes,
+			 char *into)
+{
+	int pe = sc_team_world_pe(r->a.team, m);
+
+	if (sc.mem.base[pe])
+		return (const char *)sc.mem.base[pe] + offset;
+	if (bytes)
+		sc_net_get(&sc.net, into, pe, offset, bytes, 1);
+	return into;
+}
+
+/* @len elements of member @m at @offset into dest from element @i. */
+static void fetch_to_dest(const struct shmemx_request *r, int m, uint64_t offset, size_t i,
+			  size_t len)
+{
+	int pe = sc_team_world_pe(r->a.team, m);
+
+	if (sc.mem.base[pe])
+		to_dest(r, i, (const char *)sc.mem.base[pe] + offset, len);
+	else if (len)
+		sc_net_get(&sc.net, (char *)r->a.dest + i * r->elem, pe, offset, len * r->elem, 1);
+}
+
+/*
+ * compute() for a team across nodes: the same slices and kernel calls,
+ * with remote members' inputs read by the NIC and results written by it.
+ * All of it has landed when this returns, before the step that says so.
+ */
+static void compute_across(struct shmemx_request *r)
+{
+	int n = r->a.team->size, me = r->a.team->my_index;
+	const void *in[n];
+	size_t lo, hi, slo, shi, bytes;
+	char *scratch, *reduced;
+
+	if (r->algo == SC_ALGO_ONESHOT) {
+		uint64_t small = sc_internal_offset(
+			sc_internal_of(sc.me)->small[r->a.team->slot][r->parity]);
+
+		bytes = r->a.count * r->elem;
+		scratch = scratch_for((size_t)n * bytes);
+		for (int m = 0; m < n; m++)
+			in[m] = fetch(r, m, small, bytes, scratch + (size_t)m * bytes);
+		sc_net_quiet(&sc.net);
+		r->kernel(r->a.dest, in, n, r->a.count);
+		return;
+	}
+	chunk_range(r, &lo, &hi);
+	switch (r->a.kind) {
+	case SC_ALLREDUCE:
+		slice_range(r, me, lo, hi, &slo, &shi);
+		bytes = (shi - slo) * r->elem;
+		if (!bytes)
+			break;
+		scratch = scratch_for((size_t)n * bytes);
+		for (int m = 0; m < n; m++)
+			in[m] = fetch(r, m, source_offset(r, m, 0, slo), bytes,
+				      scratch + (size_t)m * bytes);
+		sc_net_quiet(&sc.net);
+		reduced = result_at(r, me, slo);
+		r->kernel(reduced, in, n, shi - slo);
+		for (int m = 1; m < n; m++) {
+			int to = (me + m) % n;
+
+			sc_peer_put(sc_team_world_pe(r->a.team, to), result_offset(r, to, slo),
+				    reduced, bytes, 1);
+		}
+		break;
+	case SC_REDUCE_SCATTER:
+		bytes = (hi - lo) * r->elem;
+		if (!bytes)
+			break;
+		scratch = scratch_for((size_t)n * bytes);
+		for (int m = 0; m < n; m++)
+			in[m] = fetch(r, m, source_offset(r, m, me, lo), bytes,
+				      scratch + (size_t)m * bytes);
+		sc_net_quiet(&sc.net);
+		r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
+		break;
+	case SC_ALLGATHER:
+		for (int m = 0; m < n; m++)
+			fetch_to_dest(r, m, source_offset(r, m, 0, lo),
+				      (size_t)m * r->a.count + lo, hi - lo);
+		break;
+	case SC_BROADCAST:
+		fetch_to_dest(r, r->a.root, source_offset(r, r->a.root, 0, lo), lo, hi - lo);
+		break;
+	case SC_ALLTOALL:
+		for (int m = 0; m < n; m++)
+			fetch_to_dest(r, m, source_offset(r, m, me, lo),
+				      (size_t)m * r->a.count + lo, hi - lo);
+		break;
+	default:
+		break;
+	}
+	sc_net_quiet(&sc.net);
+}
+
 static void compute(struct shmemx_request *r)
 {
 	int n = r->a.team->size, me = r->a.team->my_index;
 	const void *in[n];
 	size_t lo, hi, slo, shi;
+
+	if (r->spans) {
+		compute_across(r);
+		return;
+	}
 
 	if (r->algo == SC_ALGO_ONESHOT) {
 		for (int m = 0; m < n; m++)
@@ -473,12 +652,9 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	sc_require_init(a->what);
 	if (!valid_args(a))
 		return -1;
+	r->spans = 0;
 	for (int m = 0; m < t->size; m++)
-		if (!sc.mem.base[sc_team_world_pe(t, m)]) {
-			sc_error("PE %d: %s: PE %d of the team is reached through the NIC, and this build runs %s on teams within one node only",
-				 sc.me, a->what, sc_team_world_pe(t, m), a->what);
-			return -1;
-		}
+		r->spans |= !sc.mem.base[sc_team_world_pe(t, m)];
 	r->a = *a;
 	r->next = NULL;
 	r->elem = sc_dtype_size(a->dtype);

@@ -3,6 +3,7 @@
 #define SHMEMCOMM_TESTS_MP_H
 
 #include <shmem.h>
+#include <shmemx.h>
 #include <stdio.h>
 
 #define MP_CHECK(cond)                                                            \

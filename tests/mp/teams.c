@@ -20,7 +20,10 @@ int main(void)
 	box = shmem_calloc((size_t)npes, sizeof(long));
 	MP_CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me);
 	MP_CHECK(shmem_team_n_pes(SHMEM_TEAM_WORLD) == npes);
-	MP_CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes);
+	/* SHARED: the PEs of this node (every PE alone when RDMA is forced) */
+	MP_CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == shmemx_n_local_pes());
+	MP_CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, shmem_team_my_pe(SHMEM_TEAM_SHARED),
+					 SHMEM_TEAM_WORLD) == me);
 	MP_CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1);
 
 	/* the even PEs */
