@@ -18,7 +18,7 @@ extern "C" {
  */
 typedef struct {
 	size_t symmetric_size;		/* SHMEM_SYMMETRIC_SIZE */
-	const char *transport;		/* SHMEMCOMM_TRANSPORT: "kmod" or "memfd" */
+	const char *transport;		/* SHMEMCOMM_TRANSPORT: "kmod", "memfd", "kmod,rdma"... */
 	double timeout_seconds;		/* SHMEMCOMM_TIMEOUT */
 	unsigned long reserved[4];	/* must be zero */
 } shmemx_init_attr_t;
@@ -26,7 +26,7 @@ typedef struct {
 /* shmem_init with attributes; a bad attribute ends the process with a message. */
 void shmemx_init_attr(const shmemx_init_attr_t *attr);
 
-/* The memory back end in use: "kmod" or "memfd". */
+/* The memory back end in use, "kmod" or "memfd", with "+rdma" when PEs are reached by RDMA. */
 const char *shmemx_transport_name(void);
 /* The symmetric heap per PE, and what is free in it now, in bytes. */
 size_t shmemx_heap_size(void);
@@ -93,7 +93,8 @@ int shmemx_alltoall(shmem_team_t team, void *dest, const void *source, size_t co
  * a compute loop keeps the collective moving while the peers catch up.
  * Requests on one team complete in the order they were started; several
  * may be outstanding at once, on one team or several. A team's requests
- * are driven by one thread at a time.
+ * are driven by one thread at a time. On a team that spans nodes the
+ * starting call runs the collective to completion for now (no overlap).
  */
 typedef struct shmemx_request *shmemx_request_t;
 

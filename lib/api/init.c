@@ -37,9 +37,9 @@ void sc_require_init(const char *function)
 }
 
 /* Tells every PE to stop: their waits see it within a step. */
-static void stop_all(int status)
+static void stop_all(int status, int fatal)
 {
-	int words[2] = { sc.me + 1, status };	/* abort_pe, abort_status */
+	int words[3] = { sc.me + 1, status, fatal };	/* abort_pe, _status, _fatal */
 
 	if (!sc.mem.base)
 		return;
@@ -48,6 +48,7 @@ static void stop_all(int status)
 		int none = 0;
 
 		atomic_store(&peer->abort_status, status);
+		atomic_store(&peer->abort_fatal, fatal);
 		atomic_compare_exchange_strong(&peer->abort_pe, &none, sc.me + 1);
 	}
 	if (sc.net.active)
@@ -65,7 +66,7 @@ void sc_fatal(int status, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	sc_error("%s", line);
-	stop_all(status);
+	stop_all(status, 1);
 	fflush(NULL);
 	_exit(status);
 }
@@ -73,7 +74,7 @@ void sc_fatal(int status, const char *fmt, ...)
 void shmem_global_exit(int status)
 {
 	sc_require_init("shmem_global_exit");
-	stop_all(status);
+	stop_all(status, 0);
 	fflush(NULL);
 	_exit(status);
 }

@@ -59,8 +59,9 @@ struct sc_internal {
 	_Atomic uint64_t free_slots;
 	/* this PE's element count, offered to its team in shmem_collect */
 	_Atomic uint64_t collect_count;
-	_Atomic int abort_pe;		/* PE + 1 that called global_exit, or 0 */
+	_Atomic int abort_pe;		/* PE + 1 that ended the job, or 0 */
 	_Atomic int abort_status;
+	_Atomic int abort_fatal;	/* 1: an error, not shmem_global_exit */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
 	/* per team slot, by call parity: one-shot inputs */
 	char small[SC_MAX_TEAMS][2][SC_COLL_SMALL_MAX] __attribute__((aligned(4096)));

@@ -510,13 +510,28 @@ static int reap(struct sc_net *net)
 	return n;
 }
 
-/* Reaps until *@count is at most @target, within SHMEMCOMM_TIMEOUT. */
+/* For the timeout message: the PEs whose operations the NIC has not completed. */
+static void unanswered_peers(char *out, unsigned long len)
+{
+	int pes[SC_MAX_PES], n = 0;
+
+	for (int pe = 0; pe < sc.net.npes; pe++)
+		if (sc.net.peers[pe].outstanding)
+			pes[n++] = pe;
+	sc_format_ranks(pes, n, out, len);
+}
+
+/*
+ * Reaps until *@count is at most @target, within SHMEMCOMM_TIMEOUT; then
+ * the message names the PEs that never answered (lost, or their node).
+ */
 static void reap_until(struct sc_net *net, const unsigned int *count, unsigned int target,
 		       const char *what)
 {
 	struct sc_wait wait;
 
-	sc_wait_begin(&wait, what, -1, NULL);
+	sc_wait_begin(&wait, what, -1, net == &sc.net ? unanswered_peers : NULL);
+	wait.missing_did = "never answered: lost, or the link to them is down";
 	while (*count > target)
 		if (!reap(net))
 			sc_wait_step(&wait);
@@ -543,7 +558,7 @@ static void post(struct sc_net *net, int pe, struct ibv_send_wr *wr)
 
 static void quiet_locked(struct sc_net *net)
 {
-	reap_until(net, &net->outstanding, 0, "waiting for the NIC to complete RDMA operations");
+	reap_until(net, &net->outstanding, 0, "waiting for RDMA operations to complete");
 }
 
 void sc_net_quiet(struct sc_net *net)

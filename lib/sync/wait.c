@@ -54,8 +54,12 @@ static void check_abort(void)
 	if (pe) {
 		int status = atomic_load(&mine->abort_status);
 
-		fprintf(stderr, "shmemcomm: error: PE %d: PE %d called shmem_global_exit(%d); exiting\n",
-			sc.me, pe - 1, status);
+		if (atomic_load(&mine->abort_fatal))
+			fprintf(stderr, "shmemcomm: error: PE %d: PE %d stopped the job on an error (its message says which); exiting\n",
+				sc.me, pe - 1);
+		else
+			fprintf(stderr, "shmemcomm: error: PE %d: PE %d called shmem_global_exit(%d); exiting\n",
+				sc.me, pe - 1, status);
 		_exit(status ? status : 1);
 	}
 }
@@ -77,6 +81,7 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 	w->what = what;
 	w->peer = peer;
 	w->missing = missing;
+	w->missing_did = "never arrived";
 	w->steps = 0;
 	w->yields = 0;
 	w->start = 0;
@@ -99,9 +104,9 @@ static void check_peers(struct sc_wait *w, double t)
 			char pes[512];
 
 			w->missing(pes, sizeof(pes));
-			sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT); PE%s %s never arrived",
+			sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT); PE%s %s %s",
 				 sc.me, w->what, sc.timeout, strchr(pes, ',') || strchr(pes, '-') ? "s" : "",
-				 pes);
+				 pes, w->missing_did);
 		}
 		if (w->peer >= 0)
 			sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT) for PE %d, which is alive but has not arrived",

@@ -16,6 +16,7 @@ struct sc_wait {
 	int peer;		/* the PE waited for, or -1 */
 	/* optional: names the PEs that have not arrived, for the timeout message */
 	void (*missing)(char *out, unsigned long len);
+	const char *missing_did;	/* what they did not do; "never arrived" by default */
 	unsigned long steps;	/* pauses spun */
 	unsigned long yields;	/* steps after the spin */
 	double start;
