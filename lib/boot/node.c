@@ -47,7 +47,8 @@ int sc_node_discover(struct sc_node *node, struct sc_boot *boot, int alone)
 	node->local_pes = calloc((size_t)boot->size, sizeof(int));
 	node->local_index = calloc((size_t)boot->size, sizeof(int));
 	node->pids = calloc((size_t)boot->size, sizeof(int));
-	if (!all || !node->local_pes || !node->local_index || !node->pids) {
+	node->node_of = calloc((size_t)boot->size, sizeof(int));
+	if (!all || !node->local_pes || !node->local_index || !node->pids || !node->node_of) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -57,8 +58,12 @@ int sc_node_discover(struct sc_node *node, struct sc_boot *boot, int alone)
 	for (int pe = 0; pe < boot->size; pe++) {
 		int first = 1;
 
+		node->node_of[pe] = pe;
 		for (int before = 0; before < pe && first; before++)
-			first = strcmp(all[before].key, all[pe].key) != 0;
+			if (!strcmp(all[before].key, all[pe].key)) {
+				first = 0;
+				node->node_of[pe] = before;
+			}
 		node->nodes += first;
 		node->pids[pe] = all[pe].pid;
 		node->local_index[pe] = -1;
@@ -81,5 +86,6 @@ void sc_node_free(struct sc_node *node)
 	free(node->local_pes);
 	free(node->local_index);
 	free(node->pids);
+	free(node->node_of);
 	memset(node, 0, sizeof(*node));
 }

@@ -14,6 +14,7 @@ struct sc_node {
 	int *local_pes;		/* [local_size]: their global ranks, ascending */
 	int *local_index;	/* [size]: a PE's local index, -1 if on another node */
 	int *pids;		/* [size]: every PE's pid (for liveness on this node) */
+	int *node_of;		/* [size]: the first PE of each PE's node */
 };
 
 /*

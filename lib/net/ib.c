@@ -2,6 +2,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 #define MAX_RD_ATOMIC 16
 #define MAX_MESSAGE (1ull << 30)
 #define BOUNCE_PIECE (1u << 20)	/* a quarter of the bounce buffer: four in flight */
-#define BOUNCE_RESERVED 64	/* the atomic result word, on its own cache line */
+#define BOUNCE_RESERVED 64	/* the atomic result, last words, a probe: one cache line */
+#define BOUNCE_PROBE 56
 #define CAP_IPC_LOCK 14
 
 /* What each PE publishes to connect: its address, key, and a QP per PE. */
@@ -510,15 +512,31 @@ static int reap(struct sc_net *net)
 	return n;
 }
 
-/* For the timeout message: the PEs whose operations the NIC has not completed. */
+static char lost_nodes[600];
+
+/*
+ * For the timeout message: the PEs whose operations the NIC has not
+ * completed, and (in lost_nodes) all the PEs of their nodes.
+ */
 static void unanswered_peers(char *out, unsigned long len)
 {
-	int pes[SC_MAX_PES], n = 0;
+	int pes[SC_MAX_PES], n = 0, mates[SC_MAX_PES], m = 0;
+	char list[512];
 
 	for (int pe = 0; pe < sc.net.npes; pe++)
 		if (sc.net.peers[pe].outstanding)
 			pes[n++] = pe;
+	for (int pe = 0; pe < sc.net.npes; pe++)
+		for (int i = 0; i < n; i++)
+			if (sc.node.node_of[pe] == sc.node.node_of[pes[i]]) {
+				mates[m++] = pe;
+				break;
+			}
 	sc_format_ranks(pes, n, out, len);
+	sc_format_ranks(mates, m, list, sizeof(list));
+	snprintf(lost_nodes, sizeof(lost_nodes),
+		 "never answered; their node(s) run PEs %s: lost, or the link to them is down",
+		 list);
 }
 
 /*
@@ -531,7 +549,7 @@ static void reap_until(struct sc_net *net, const unsigned int *count, unsigned i
 	struct sc_wait wait;
 
 	sc_wait_begin(&wait, what, -1, net == &sc.net ? unanswered_peers : NULL);
-	wait.missing_did = "never answered: lost, or the link to them is down";
+	wait.missing_did = lost_nodes;
 	while (*count > target)
 		if (!reap(net))
 			sc_wait_step(&wait);
@@ -783,4 +801,28 @@ void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
 		seen += n > 0 ? (unsigned int)n : 0;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (seen < expected && (now.tv_sec - start.tv_sec) * 1000000000L + now.tv_nsec - start.tv_nsec < 200000000L);
+}
+
+int sc_net_probe(struct sc_net *net, uint64_t *value, int pe, uint64_t offset, double seconds)
+{
+	char *staged = net->bounce + BOUNCE_PROBE;
+	struct timespec start, now;
+	int err = 0;
+
+	pthread_mutex_lock(&net->lock);
+	rdma(net, IBV_WR_RDMA_READ, pe, offset, staged, sizeof(*value), net->bounce_mr->lkey, 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (net->peers[pe].outstanding && !err) {
+		if (reap(net))
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec + (now.tv_nsec - start.tv_nsec) / 1e9 > seconds)
+			err = -ETIMEDOUT;
+		else
+			sched_yield();
+	}
+	if (!err)
+		memcpy(value, staged, sizeof(*value));
+	pthread_mutex_unlock(&net->lock);
+	return err;
 }

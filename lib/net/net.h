@@ -99,6 +99,11 @@ void sc_net_get(struct sc_net *net, void *dest, int pe, uint64_t offset, size_t 
  */
 uint64_t sc_net_amo(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
 		    enum sc_net_amo op, uint64_t value, uint64_t cond);
+/*
+ * For messages, as a wait times out: 8 bytes at @offset in @pe's segment,
+ * or -ETIMEDOUT when @pe does not answer within @seconds (it is lost).
+ */
+int sc_net_probe(struct sc_net *net, uint64_t *value, int pe, uint64_t offset, double seconds);
 /* Waits until the NIC has completed every operation this PE posted. */
 void sc_net_quiet(struct sc_net *net);
 

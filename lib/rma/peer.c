@@ -35,6 +35,15 @@ uint64_t sc_peer_load(int pe, uint64_t offset)
 	return value;
 }
 
+int sc_peer_probe(int pe, uint64_t offset, uint64_t *value)
+{
+	if (sc.mem.base[pe]) {
+		*value = sc_peer_load(pe, offset);
+		return 0;
+	}
+	return sc_net_probe(&sc.net, value, pe, offset, 1.0);
+}
+
 void sc_peer_store(int pe, uint64_t offset, uint64_t value)
 {
 	char *base = sc.mem.base[pe];

@@ -14,6 +14,11 @@ void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nb
 void sc_peer_get(void *dest, int pe, uint64_t offset, size_t len, int nbi);
 /* An 8-byte word: an acquire load, or an RDMA read. */
 uint64_t sc_peer_load(int pe, uint64_t offset);
+/*
+ * For messages, as a wait times out: sc_peer_load, or -ETIMEDOUT when a
+ * remote @pe does not answer within a second (lost, or its node).
+ */
+int sc_peer_probe(int pe, uint64_t offset, uint64_t *value);
 /* A release store, or an RDMA write ordered after this PE's earlier puts to @pe. */
 void sc_peer_store(int pe, uint64_t offset, uint64_t value);
 

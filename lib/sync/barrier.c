@@ -19,7 +19,10 @@
 /* per thread: threads may sync different teams at once */
 static _Thread_local const struct sc_team *waiting_team;
 
-/* The members of the team being synced that have not entered this sync. */
+/*
+ * The members of the team being synced that have not entered this sync,
+ * or that do not answer (lost with their node).
+ */
 static void missing_members(char *out, unsigned long len)
 {
 	const struct sc_team *team = waiting_team;
@@ -28,8 +31,9 @@ static void missing_members(char *out, unsigned long len)
 
 	for (int i = 0; i < team->size; i++) {
 		int pe = sc_team_world_pe(team, i);
+		uint64_t epoch;
 
-		if (sc_peer_load(pe, entered) < team->epoch)
+		if (sc_peer_probe(pe, entered, &epoch) || epoch < team->epoch)
 			missing[n++] = pe;
 	}
 	sc_format_ranks(missing, n, out, len);
