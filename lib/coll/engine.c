@@ -386,6 +386,19 @@ static const char *fetch(const struct shmemx_request *r, int m, uint64_t offset,
 	return into;
 }
 
+/* Every member's @bytes of source block @block from element @i, into @in. */
+static void fetch_inputs(const struct shmemx_request *r, const void **in, int block, size_t i,
+			 size_t bytes)
+{
+	int n = r->a.team->size;
+	char *scratch = scratch_for((size_t)n * bytes);
+
+	for (int m = 0; m < n; m++)
+		in[m] = fetch(r, m, source_offset(r, m, block, i), bytes,
+			      scratch + (size_t)m * bytes);
+	sc_net_quiet(&sc.net);
+}
+
 /* @len elements of member @m at @offset into dest from element @i. */
 static void fetch_to_dest(const struct shmemx_request *r, int m, uint64_t offset, size_t i,
 			  size_t len)
@@ -429,11 +442,7 @@ static void compute_across(struct shmemx_request *r)
 		bytes = (shi - slo) * r->elem;
 		if (!bytes)
 			break;
-		scratch = scratch_for((size_t)n * bytes);
-		for (int m = 0; m < n; m++)
-			in[m] = fetch(r, m, source_offset(r, m, 0, slo), bytes,
-				      scratch + (size_t)m * bytes);
-		sc_net_quiet(&sc.net);
+		fetch_inputs(r, in, 0, slo, bytes);
 		reduced = result_at(r, me, slo);
 		r->kernel(reduced, in, n, shi - slo);
 		for (int m = 1; m < n; m++) {
@@ -447,11 +456,7 @@ static void compute_across(struct shmemx_request *r)
 		bytes = (hi - lo) * r->elem;
 		if (!bytes)
 			break;
-		scratch = scratch_for((size_t)n * bytes);
-		for (int m = 0; m < n; m++)
-			in[m] = fetch(r, m, source_offset(r, m, me, lo), bytes,
-				      scratch + (size_t)m * bytes);
-		sc_net_quiet(&sc.net);
+		fetch_inputs(r, in, me, lo, bytes);
 		r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
 		break;
 	case SC_ALLGATHER:
