@@ -94,7 +94,8 @@ int shmemx_alltoall(shmem_team_t team, void *dest, const void *source, size_t co
  * Requests on one team complete in the order they were started; several
  * may be outstanding at once, on one team or several. A team's requests
  * are driven by one thread at a time. On a team that spans nodes the
- * starting call runs the collective to completion for now (no overlap).
+ * same holds, with one limit: a stage's RDMA reads and writes, once begun,
+ * complete before the call returns; the waits between stages do not block.
  */
 typedef struct shmemx_request *shmemx_request_t;
 

@@ -53,6 +53,8 @@ _Static_assert(sizeof(struct sc_coll_slot) == 128, "two cache lines");
 struct sc_internal {
 	/* per team slot: arrivals in each round of its dissemination sync */
 	struct sc_line arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
+	/* per team slot: the steps of collectives across nodes, a dissemination sync of their own */
+	struct sc_line coll_arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
 	/* per team slot: syncs this PE has entered (who is missing, on a timeout) */
 	struct sc_line entered[SC_MAX_TEAMS];
 	/* this PE's free slots, offered while its team agrees on new slots */
@@ -83,6 +85,9 @@ struct sc_team {
 	uint64_t coll_step;	/* collective stages this PE has published */
 	uint64_t coll_calls;	/* collectives started on the team */
 	struct shmemx_request *coll_head, *coll_tail;	/* not yet completed, in order */
+	uint64_t coll_epoch;	/* steps across nodes this PE has started */
+	int coll_round;		/* the round of the current one it waits in */
+	int coll_stepping;	/* one is under way */
 };
 
 _Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");

@@ -216,8 +216,10 @@ void shmem_team_destroy(shmem_team_t team)
 	/* after this sync no member signals into the slot again: clear it for reuse */
 	sc_team_sync(t, "shmem_team_destroy");
 	atomic_store(&sc_internal_of(sc.me)->coll[t->slot].step, 0);
-	for (int k = 0; k < SC_BARRIER_ROUNDS; k++)
+	for (int k = 0; k < SC_BARRIER_ROUNDS; k++) {
 		atomic_store(&sc_internal_of(sc.me)->arrivals[t->slot][k].value, 0);
+		atomic_store(&sc_internal_of(sc.me)->coll_arrivals[t->slot][k].value, 0);
+	}
 	atomic_store(&sc_internal_of(sc.me)->entered[t->slot].value, 0);
 	sc.free_slots |= 1ull << t->slot;
 	free(t);

@@ -20,14 +20,15 @@
  * the next call until every member has started it, so done with this one.
  *
  * A team that spans nodes runs the same stages, with two differences. A
- * step is a team sync (lib/sync/barrier.c, which reaches remote members
- * through the NIC), so such a request runs to completion when it starts.
+ * step is a dissemination sync over the NIC (step_across), which advances
+ * a round per call without waiting, as the step counters do on a node.
  * And a member's buffers are named by their symmetric addresses: compute
  * reads a remote member's slice with RDMA reads and pushes results with
  * RDMA writes (compute_across), in the same kernel calls as on a node, so
  * the results are the same bits.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,16 +235,73 @@ static void missing_members(char *out, unsigned long len)
 	sc_format_ranks(missing, n, out, len);
 }
 
+static _Thread_local int awaited_pe;
+
+static void awaited(char *out, unsigned long len)
+{
+	snprintf(out, len, "%d", awaited_pe);
+}
+
+/* Round @t->coll_round of the current step: this PE's arrival at its partner. */
+static void step_send(struct sc_team *t)
+{
+	int to = sc_team_world_pe(t, (t->my_index + (1 << t->coll_round)) % t->size);
+
+	sc_peer_store(to, sc_internal_offset(
+			      &sc_internal_of(sc.me)->coll_arrivals[t->slot][t->coll_round]),
+		      t->coll_epoch);
+}
+
+/*
+ * Across nodes a step is a dissemination sync of its own (counters apart
+ * from the team sync's, so that syncs the program makes between a
+ * request's steps do not mix with them), in phases: it starts at the first
+ * call and moves a round further whenever one has arrived, so that without
+ * @block it returns at once and a request across nodes moves while the PE
+ * is in the library, as one on a node does.
+ */
+static int step_across(const struct shmemx_request *r, int block)
+{
+	struct sc_team *t = r->a.team;
+	struct sc_internal *mine = sc_internal_of(sc.me);
+	struct sc_wait wait;
+	int waiting_began = 0;
+
+	if (!t->coll_stepping) {
+		t->coll_stepping = 1;
+		t->coll_epoch++;
+		t->coll_round = 0;
+		if (t->size > 1)
+			step_send(t);
+	}
+	while ((1 << t->coll_round) < t->size) {
+		if (atomic_load_explicit(&mine->coll_arrivals[t->slot][t->coll_round].value,
+					 memory_order_acquire) >= t->coll_epoch) {
+			if ((1 << ++t->coll_round) < t->size)
+				step_send(t);
+			continue;
+		}
+		if (!block)
+			return 0;
+		if (!waiting_began) {
+			awaited_pe = sc_team_world_pe(t, (t->my_index - (1 << t->coll_round) +
+							  t->size) % t->size);
+			sc_wait_begin(&wait, r->a.what, -1, awaited);
+			waiting_began = 1;
+		}
+		sc_wait_step(&wait);
+	}
+	t->coll_stepping = 0;
+	return 1;
+}
+
 /* Whether every member has reached the target; with @block, waits until so. */
 static int reached(const struct shmemx_request *r, int block)
 {
 	struct sc_wait wait;
 
-	/* across nodes a step is a sync: a request there completes when started */
-	if (r->spans) {
-		sc_team_sync(r->a.team, r->a.what);
-		return 1;
-	}
+	if (r->spans)
+		return step_across(r, block);
 	if (all_reached(r))
 		return 1;
 	if (!block)

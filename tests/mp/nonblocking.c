@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <shmem.h>
 #include <shmemx.h>
@@ -115,6 +116,32 @@ int main(void)
 	MP_CHECK(shmemx_allreduce_nb(SHMEM_TEAM_WORLD, sum_dst, sum_src, 1, SHMEMX_FP32,
 				     SHMEMX_SUM, NULL) == -1);
 	MP_CHECK(!shmemx_wait(&req[0]));	/* a completed (NULL) request */
+
+	/*
+	 * The starting call does not wait for the peers (across nodes too): with
+	 * the last PE half a second late, PE 0's request is still pending after
+	 * it starts and is tested, and completes in the wait.
+	 */
+	shmem_barrier_all();
+	if (n > 1 && me == n - 1) {
+		struct timespec late = { 0, 500000000 };
+
+		nanosleep(&late, NULL);
+	}
+	MP_CHECK(!shmemx_allreduce_nb(SHMEM_TEAM_WORLD, sum_dst, sum_src, COUNT, SHMEMX_FP32,
+				      SHMEMX_SUM, &req[0]));
+	if (n > 1 && me == 0) {
+		MP_CHECK(!shmemx_test(&req[0], &done));
+		MP_CHECK(!done && req[0] != NULL);
+	}
+	MP_CHECK(!shmemx_wait(&req[0]) && req[0] == NULL);
+	for (int i = 0; i < COUNT; i++) {
+		float want = 0;
+
+		for (int pe = 0; pe < n; pe++)
+			want += (float)((pe + i) % 11);
+		MP_CHECK(sum_dst[i] == want);
+	}
 
 	if (evens != SHMEM_TEAM_INVALID)
 		shmem_team_destroy(evens);
