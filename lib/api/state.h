@@ -55,6 +55,7 @@ struct sc_internal {
 	struct sc_line arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
 	/* per team slot: the steps of collectives across nodes, a dissemination sync of their own */
 	struct sc_line coll_arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
+	struct sc_line coll_entered[SC_MAX_TEAMS];	/* those steps begun (for messages) */
 	/* per team slot: syncs this PE has entered (who is missing, on a timeout) */
 	struct sc_line entered[SC_MAX_TEAMS];
 	/* this PE's free slots, offered while its team agrees on new slots */

@@ -221,6 +221,7 @@ void shmem_team_destroy(shmem_team_t team)
 		atomic_store(&sc_internal_of(sc.me)->coll_arrivals[t->slot][k].value, 0);
 	}
 	atomic_store(&sc_internal_of(sc.me)->entered[t->slot].value, 0);
+	atomic_store(&sc_internal_of(sc.me)->coll_entered[t->slot].value, 0);
 	sc.free_slots |= 1ull << t->slot;
 	free(t);
 }

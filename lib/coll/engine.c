@@ -28,7 +28,6 @@
  * the results are the same bits.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,11 +234,23 @@ static void missing_members(char *out, unsigned long len)
 	sc_format_ranks(missing, n, out, len);
 }
 
-static _Thread_local int awaited_pe;
+static _Thread_local const struct sc_team *stepping_team;
 
-static void awaited(char *out, unsigned long len)
+/* The members that have not begun this step, or do not answer (lost with their node). */
+static void members_behind(char *out, unsigned long len)
 {
-	snprintf(out, len, "%d", awaited_pe);
+	const struct sc_team *t = stepping_team;
+	uint64_t entered = sc_internal_offset(&sc_internal_of(sc.me)->coll_entered[t->slot]);
+	int behind[SC_MAX_PES], n = 0;
+
+	for (int m = 0; m < t->size; m++) {
+		int pe = sc_team_world_pe(t, m);
+		uint64_t epoch;
+
+		if (sc_peer_probe(pe, entered, &epoch) || epoch < t->coll_epoch)
+			behind[n++] = pe;
+	}
+	sc_format_ranks(behind, n, out, len);
 }
 
 /* Round @t->coll_round of the current step: this PE's arrival at its partner. */
@@ -271,6 +282,7 @@ static int step_across(const struct shmemx_request *r, int block)
 		t->coll_stepping = 1;
 		t->coll_epoch++;
 		t->coll_round = 0;
+		atomic_store(&mine->coll_entered[t->slot].value, t->coll_epoch);
 		if (t->size > 1)
 			step_send(t);
 	}
@@ -284,9 +296,8 @@ static int step_across(const struct shmemx_request *r, int block)
 		if (!block)
 			return 0;
 		if (!waiting_began) {
-			awaited_pe = sc_team_world_pe(t, (t->my_index - (1 << t->coll_round) +
-							  t->size) % t->size);
-			sc_wait_begin(&wait, r->a.what, -1, awaited);
+			stepping_team = t;
+			sc_wait_begin(&wait, r->a.what, -1, members_behind);
 			waiting_began = 1;
 		}
 		sc_wait_step(&wait);
