@@ -126,6 +126,13 @@ extern struct sc_team sc_team_shared;
 
 /* Dissemination sync over @team's members; @what names the call for messages. */
 void sc_team_sync(struct sc_team *team, const char *what);
+/*
+ * For a timeout message: @team's members whose copy of the counter
+ * @entered (in this PE's internal area) is below @epoch, or that do not
+ * answer (lost with their node), as "2,5-7" in @out.
+ */
+void sc_members_behind(const struct sc_team *team, const struct sc_line *entered,
+		       uint64_t epoch, char *out, unsigned long len);
 void sc_teams_init(void);
 static inline int sc_team_world_pe(const struct sc_team *team, int index)
 {

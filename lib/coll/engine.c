@@ -236,21 +236,13 @@ static void missing_members(char *out, unsigned long len)
 
 static _Thread_local const struct sc_team *stepping_team;
 
-/* The members that have not begun this step, or do not answer (lost with their node). */
+/* The members that have not begun this step. */
 static void members_behind(char *out, unsigned long len)
 {
 	const struct sc_team *t = stepping_team;
-	uint64_t entered = sc_internal_offset(&sc_internal_of(sc.me)->coll_entered[t->slot]);
-	int behind[SC_MAX_PES], n = 0;
 
-	for (int m = 0; m < t->size; m++) {
-		int pe = sc_team_world_pe(t, m);
-		uint64_t epoch;
-
-		if (sc_peer_probe(pe, entered, &epoch) || epoch < t->coll_epoch)
-			behind[n++] = pe;
-	}
-	sc_format_ranks(behind, n, out, len);
+	sc_members_behind(t, &sc_internal_of(sc.me)->coll_entered[t->slot], t->coll_epoch, out,
+			  len);
 }
 
 /* Round @t->coll_round of the current step: this PE's arrival at its partner. */

@@ -19,24 +19,29 @@
 /* per thread: threads may sync different teams at once */
 static _Thread_local const struct sc_team *waiting_team;
 
-/*
- * The members of the team being synced that have not entered this sync,
- * or that do not answer (lost with their node).
- */
-static void missing_members(char *out, unsigned long len)
+void sc_members_behind(const struct sc_team *team, const struct sc_line *entered,
+			uint64_t epoch, char *out, unsigned long len)
 {
-	const struct sc_team *team = waiting_team;
-	uint64_t entered = sc_internal_offset(&sc_internal_of(sc.me)->entered[team->slot]);
-	int missing[SC_MAX_PES], n = 0;
+	uint64_t offset = sc_internal_offset(entered);
+	int behind[SC_MAX_PES], n = 0;
 
 	for (int i = 0; i < team->size; i++) {
 		int pe = sc_team_world_pe(team, i);
-		uint64_t epoch;
+		uint64_t theirs;
 
-		if (sc_peer_probe(pe, entered, &epoch) || epoch < team->epoch)
-			missing[n++] = pe;
+		if (sc_peer_probe(pe, offset, &theirs) || theirs < epoch)
+			behind[n++] = pe;
 	}
-	sc_format_ranks(missing, n, out, len);
+	sc_format_ranks(behind, n, out, len);
+}
+
+/* The members of the team being synced that have not entered this sync. */
+static void missing_members(char *out, unsigned long len)
+{
+	const struct sc_team *team = waiting_team;
+
+	sc_members_behind(team, &sc_internal_of(sc.me)->entered[team->slot], team->epoch, out,
+			  len);
 }
 
 void sc_team_sync(struct sc_team *team, const char *what)
