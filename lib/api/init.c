@@ -258,18 +258,6 @@ void sc_check_pe(int pe, const char *function)
 		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
 }
 
-void *sc_translate(const void *addr, size_t len, int pe, const char *function)
-{
-	size_t offset;
-
-	sc_check_pe(pe, function);
-	offset = sc_heap_offset(addr, len, function);
-	if (!sc.mem.base[pe])
-		sc_fatal(1, "PE %d: %s: PE %d is on another node, and this operation reaches PEs of its own node only",
-			 sc.me, function, pe);
-	return sc_heap_base(pe) + offset;
-}
-
 /* NULL for a PE reached through the NIC, as the standard says. */
 void *shmem_ptr(const void *dest, int pe)
 {

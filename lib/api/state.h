@@ -83,6 +83,7 @@ struct sc_team {
 	uint64_t epoch;		/* syncs this PE has entered */
 	int num_contexts;	/* from its configuration */
 	int predefined;		/* WORLD and SHARED are never destroyed */
+	int spans;		/* some member's segment is not mapped here: the NIC reaches it */
 	uint64_t coll_step;	/* collective stages this PE has published */
 	uint64_t coll_calls;	/* collectives started on the team */
 	struct shmemx_request *coll_head, *coll_tail;	/* not yet completed, in order */
@@ -170,10 +171,5 @@ int sc_heap_contains(const void *addr, size_t len);
 size_t sc_heap_offset(const void *addr, size_t len, const char *function);
 /* Fatal (naming @function) unless 0 <= @pe < npes. */
 void sc_check_pe(int pe, const char *function);
-/*
- * Where @addr's symmetric counterpart lives on @pe, in this process; fatal
- * if @pe's segment is not mapped here (a PE reached through the NIC).
- */
-void *sc_translate(const void *addr, size_t len, int pe, const char *function);
 
 #endif

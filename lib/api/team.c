@@ -33,6 +33,8 @@ static void team_set(struct sc_team *t, int start, int stride, int size, int slo
 	t->my_index = -1;
 	if (sc.me >= start && (sc.me - start) % stride == 0 && (sc.me - start) / stride < size)
 		t->my_index = (sc.me - start) / stride;
+	for (int i = 0; i < size; i++)
+		t->spans |= !sc.mem.base[sc_team_world_pe(t, i)];
 }
 
 /*

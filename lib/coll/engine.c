@@ -718,9 +718,7 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	sc_require_init(a->what);
 	if (!valid_args(a))
 		return -1;
-	r->spans = 0;
-	for (int m = 0; m < t->size; m++)
-		r->spans |= !sc.mem.base[sc_team_world_pe(t, m)];
+	r->spans = t->spans;
 	r->a = *a;
 	r->next = NULL;
 	r->elem = sc_dtype_size(a->dtype);
