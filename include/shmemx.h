@@ -1,6 +1,6 @@
 /*
- * shmemcomm's extensions to OpenSHMEM: initialization with attributes, and
- * queries. (Training collectives arrive here with their issue.)
+ * shmemcomm's extensions to OpenSHMEM: initialization with attributes,
+ * queries, and the training collectives.
  */
 #ifndef SHMEMX_H
 #define SHMEMX_H

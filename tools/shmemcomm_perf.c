@@ -192,7 +192,7 @@ static size_t wrong_elements(const struct options *o, const void *dest, size_t c
 	return wrong;
 }
 
-static int call(const struct options *o, void *dest, const void *source, size_t count)
+static int issue(const struct options *o, void *dest, const void *source, size_t count)
 {
 	switch (o->kind) {
 	case ALLREDUCE:
@@ -205,6 +205,16 @@ static int call(const struct options *o, void *dest, const void *source, size_t 
 		return shmemx_broadcast(SHMEM_TEAM_WORLD, dest, source, count, o->dtype, o->root);
 	default:
 		return shmemx_alltoall(SHMEM_TEAM_WORLD, dest, source, count, o->dtype);
+	}
+}
+
+/* A refused call is a failed run, not a fast one. */
+static void call(const struct options *o, void *dest, const void *source, size_t count)
+{
+	if (issue(o, dest, source, count)) {
+		fprintf(stderr, "shmemcomm-perf: PE %d: the collective of %zu elements failed (see the message above)\n",
+			shmem_my_pe(), count);
+		exit(1);
 	}
 }
 

@@ -18,9 +18,13 @@
 #define SC_MAX_TEAMS 64		/* sync slots, one per live team; a bit each in a mask */
 #define SC_SLOT_WORLD 0
 #define SC_SLOT_SHARED 1
-#define SC_INTERNAL_SIZE (8u << 20)
+#define SC_INTERNAL_SIZE (16u << 20)
 #define SC_COLL_SMALL_MAX (16u << 10)	/* the largest one-shot allreduce, bytes */
 #define SC_COLL_STAGE_MAX (1u << 20)	/* one staging buffer, bytes */
+#define SC_COLL_PAIR_MAX (64u << 10)	/* a team's partials and results of one pairwise chunk */
+#define SC_PAIR_RAIL_LINES 16	/* a pairwise step's partner lines: ring 0, rhd a round each */
+#define SC_PAIR_LOCAL_MAX 16	/* then one line per PE of the node, in hierarchical steps */
+#define SC_PAIR_LINES (SC_PAIR_RAIL_LINES + SC_PAIR_LOCAL_MAX)
 
 struct sc_line {
 	_Atomic uint64_t value;
@@ -56,6 +60,13 @@ struct sc_internal {
 	/* per team slot: the steps of collectives across nodes, a dissemination sync of their own */
 	struct sc_line coll_arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
 	struct sc_line coll_entered[SC_MAX_TEAMS];	/* those steps begun (for messages) */
+	/*
+	 * per team slot: the pairwise steps (ring, recursive halving) a partner
+	 * has completed, one line per partner relation, each with one writer;
+	 * and this PE's own count of them (read by peers for messages)
+	 */
+	struct sc_line coll_pair[SC_MAX_TEAMS][SC_PAIR_LINES];
+	struct sc_line coll_pair_done[SC_MAX_TEAMS];
 	/* per team slot: syncs this PE has entered (who is missing, on a timeout) */
 	struct sc_line entered[SC_MAX_TEAMS];
 	/* this PE's free slots, offered while its team agrees on new slots */
@@ -66,8 +77,17 @@ struct sc_internal {
 	_Atomic int abort_status;
 	_Atomic int abort_fatal;	/* 1: an error, not shmem_global_exit */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
+	/* atomics by message (net/ib.c): a mailbox per requesting PE, and this PE's reply */
+	struct sc_amo_mail amo_mail[SC_MAX_PES];
+	struct sc_amo_reply amo_reply;
 	/* per team slot, by call parity: one-shot inputs */
 	char small[SC_MAX_TEAMS][2][SC_COLL_SMALL_MAX] __attribute__((aligned(4096)));
+	/*
+	 * per team slot, by chunk parity: the pairwise algorithms' partials,
+	 * then their results when dest is off the heap; a team's own, so that
+	 * teams run them at once
+	 */
+	char pair[SC_MAX_TEAMS][2][SC_COLL_PAIR_MAX] __attribute__((aligned(4096)));
 	/* by chunk parity: staged inputs, and results read by the peers */
 	char stage_in[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
 	char stage_out[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
@@ -90,6 +110,15 @@ struct sc_team {
 	uint64_t coll_epoch;	/* steps across nodes this PE has started */
 	int coll_round;		/* the round of the current one it waits in */
 	int coll_stepping;	/* one is under way */
+	uint64_t coll_pair_seq;	/* pairwise steps of collectives begun, the same count on every member */
+	/*
+	 * across nodes: the @nodes its members are on; when each holds as many,
+	 * @per_node (else 0), and by_node[v * per_node + l] the team index of
+	 * member l of node v
+	 */
+	int nodes, per_node;
+	int node_index, local_index;	/* this PE's v and l */
+	int *by_node;
 };
 
 _Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");
@@ -109,6 +138,7 @@ struct sc_state {
 		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX */
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
 		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
+		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */
 		int simd;		/* SHMEMCOMM_SIMD, an enum sc_simd */
 	} coll;
 	struct sc_launch launch;

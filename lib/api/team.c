@@ -23,6 +23,55 @@ static struct sc_team *team_of(shmem_team_t team)
 	return (struct sc_team *)team;
 }
 
+/*
+ * How a team across nodes lies on them, for the hierarchical collectives:
+ * its nodes in the order of their first member, and each node's members
+ * in team order. per_node stays 0 unless every node holds as many.
+ */
+static void find_nodes(struct sc_team *t)
+{
+	int *node_first = malloc(sizeof(int) * (size_t)t->size);
+	int *by_node = malloc(sizeof(int) * (size_t)t->size);
+	int *count = calloc((size_t)t->size, sizeof(int));
+	int nodes = 0, per_node;
+
+	if (!node_first || !by_node || !count)
+		goto out;
+	for (int i = 0; i < t->size; i++) {
+		int first = sc.node.node_of[sc_team_world_pe(t, i)], v = 0;
+
+		while (v < nodes && node_first[v] != first)
+			v++;
+		if (v == nodes)
+			node_first[nodes++] = first;
+		count[v]++;
+	}
+	t->nodes = nodes;
+	per_node = count[0];
+	for (int v = 1; v < nodes; v++)
+		if (count[v] != per_node)
+			goto out;
+	memset(count, 0, sizeof(int) * (size_t)nodes);
+	for (int i = 0; i < t->size; i++) {
+		int first = sc.node.node_of[sc_team_world_pe(t, i)], v = 0;
+
+		while (node_first[v] != first)
+			v++;
+		if (i == t->my_index) {
+			t->node_index = v;
+			t->local_index = count[v];
+		}
+		by_node[v * per_node + count[v]++] = i;
+	}
+	t->per_node = per_node;
+	t->by_node = by_node;
+	by_node = NULL;
+out:
+	free(node_first);
+	free(by_node);
+	free(count);
+}
+
 static void team_set(struct sc_team *t, int start, int stride, int size, int slot)
 {
 	memset(t, 0, sizeof(*t));
@@ -35,6 +84,8 @@ static void team_set(struct sc_team *t, int start, int stride, int size, int slo
 		t->my_index = (sc.me - start) / stride;
 	for (int i = 0; i < size; i++)
 		t->spans |= !sc.mem.base[sc_team_world_pe(t, i)];
+	if (t->spans && t->my_index >= 0)
+		find_nodes(t);
 }
 
 /*
@@ -222,9 +273,13 @@ void shmem_team_destroy(shmem_team_t team)
 		atomic_store(&sc_internal_of(sc.me)->arrivals[t->slot][k].value, 0);
 		atomic_store(&sc_internal_of(sc.me)->coll_arrivals[t->slot][k].value, 0);
 	}
+	for (int k = 0; k < SC_PAIR_LINES; k++)
+		atomic_store(&sc_internal_of(sc.me)->coll_pair[t->slot][k].value, 0);
+	atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, 0);
 	atomic_store(&sc_internal_of(sc.me)->entered[t->slot].value, 0);
 	atomic_store(&sc_internal_of(sc.me)->coll_entered[t->slot].value, 0);
 	sc.free_slots |= 1ull << t->slot;
+	free(t->by_node);
 	free(t);
 }
 

@@ -18,6 +18,7 @@
 #include "api/state.h"
 #include "reduce/dtype.h"
 #include "reduce/kernel.h"
+#include "reduce/partial.h"
 #include "shmemx.h"
 
 enum sc_coll_kind {
@@ -29,6 +30,13 @@ enum sc_coll_kind {
 enum sc_coll_algo {
 	SC_ALGO_ONESHOT,	/* inputs copied to flags-guarded buffers, each PE reduces all */
 	SC_ALGO_RSAG,		/* single-copy reduce-scatter, then all-gather, in chunks */
+	/*
+	 * Pairwise, for teams across nodes: each step waits for one partner
+	 * and reads only from it; partial sums are kept wide (reduce/partial.h)
+	 */
+	SC_ALGO_RING,		/* ring reduce-scatter, then ring all-gather */
+	SC_ALGO_RHD,		/* recursive halving, then recursive doubling (2^k PEs) */
+	SC_ALGO_HIER,		/* node's shared memory, then a ring or rhd per rail across nodes */
 	SC_ALGO_COUNT
 };
 
@@ -65,6 +73,10 @@ struct shmemx_request {
 	unsigned parity;
 	uint64_t target;	/* the step every member must reach */
 	sc_kernel_fn kernel;
+	const struct sc_partial *partial;	/* pairwise algorithms */
+	int rail_algo;		/* hier: the ring or rhd across nodes */
+	uint64_t pair_base;	/* the team's pairwise step count as this request began */
+	int pair_step;		/* the next step of the current chunk */
 	/*
 	 * per member: its source and results in this process, or when the team
 	 * @spans nodes, their symmetric addresses in this PE's heap; NULL: staged
@@ -76,8 +88,10 @@ struct shmemx_request {
 /* Reads the SHMEMCOMM_ALLREDUCE_ and SHMEMCOMM_COLL_ variables: 0, or -1 after a message. */
 int sc_coll_tune(struct sc_coll_tuning *tuning);
 const char *sc_coll_algo_name(int algo);
-/* The allreduce algorithm for @bytes on a team of @size. */
-int sc_coll_pick_algo(size_t bytes, int size);
+/* The allreduce algorithm for @bytes on @team. */
+int sc_coll_pick_algo(size_t bytes, const struct sc_team *team);
+/* Whether @team lies on its nodes evenly enough for the hierarchical scheme. */
+int sc_coll_hier_fits(const struct sc_team *team);
 
 /*
  * Checks @a and sets @r up (its arrays must hold the team's size); -1 after a

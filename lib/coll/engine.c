@@ -28,6 +28,7 @@
  * the results are the same bits.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,12 +38,13 @@
 #include "util/env.h"
 #include "util/log.h"
 
-enum { PC_STAGE, PC_COMPUTE, PC_GATHER, PC_FINAL, PC_FINAL_WAIT, PC_DONE };
+enum { PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE };
 
 static const char *const kind_names[SC_COLL_KINDS] = {
 	"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall",
 };
-static const char *const algo_names[SC_ALGO_COUNT] = { "oneshot", "rsag" };
+static const char *const algo_names[SC_ALGO_COUNT] = { "oneshot", "rsag", "ring", "rhd",
+							 "hier" };
 
 const char *sc_coll_algo_name(int algo)
 {
@@ -53,7 +55,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 {
 	const char *algo = sc_env_string("SHMEMCOMM_ALLREDUCE_ALGO");
 	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
-	uint64_t oneshot, chunk, stream;
+	uint64_t oneshot, chunk, stream, rhd;
 	enum sc_simd chosen;
 	int err;
 
@@ -63,14 +65,16 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 			if (!strcmp(algo, algo_names[i]))
 				t->algorithm = i;
 		if (t->algorithm < 0) {
-			sc_error("SHMEMCOMM_ALLREDUCE_ALGO=%s: not one of auto, oneshot, rsag", algo);
+			sc_error("SHMEMCOMM_ALLREDUCE_ALGO=%s: not one of auto, oneshot, rsag, ring, rhd, hier",
+				 algo);
 			return -1;
 		}
 	}
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
-	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream))
+	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream) ||
+	    sc_env_size("SHMEMCOMM_ALLREDUCE_RHD_MAX", 256u << 10, 0, UINT64_MAX, &rhd))
 		return -1;
 	err = sc_simd_parse(simd, &chosen);
 	if (err) {
@@ -82,17 +86,50 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	t->oneshot_max = oneshot;
 	t->chunk = chunk;
 	t->stream_min = stream;
+	t->rhd_max = rhd;
 	t->simd = chosen;
 	return 0;
 }
 
-int sc_coll_pick_algo(size_t bytes, int size)
+/*
+ * On a node every PE reads the others' memory at memory speed: one-shot,
+ * else the single-copy reduce-scatter. Across nodes each step costs a
+ * network round trip and a link carries one stream best: one-shot for
+ * the tiniest, then recursive halving and doubling (log2 n steps), then
+ * the ring (2(n-1) steps, each PE talking to its neighbours only).
+ */
+int sc_coll_pick_algo(size_t bytes, const struct sc_team *team)
 {
-	(void)size;
+	int power_of_two = !(team->size & (team->size - 1));
+
 	if (sc.coll.algorithm >= 0 && (sc.coll.algorithm != SC_ALGO_ONESHOT ||
 				       bytes <= SC_COLL_SMALL_MAX))
 		return sc.coll.algorithm;
-	return bytes <= sc.coll.oneshot_max ? SC_ALGO_ONESHOT : SC_ALGO_RSAG;
+	if (bytes <= sc.coll.oneshot_max)
+		return SC_ALGO_ONESHOT;
+	if (!team->spans)
+		return SC_ALGO_RSAG;
+	if (sc_coll_hier_fits(team))
+		return SC_ALGO_HIER;
+	return bytes <= sc.coll.rhd_max && power_of_two ? SC_ALGO_RHD : SC_ALGO_RING;
+}
+
+int sc_coll_hier_fits(const struct sc_team *team)
+{
+	return team->nodes >= 2 && team->per_node >= 2 && team->per_node <= SC_PAIR_LOCAL_MAX;
+}
+
+/* The rail's algorithm in the hierarchical scheme: by size and node count. */
+static int rail_algo(size_t bytes, const struct sc_team *team)
+{
+	int power_of_two = !(team->nodes & (team->nodes - 1));
+
+	return bytes <= sc.coll.rhd_max && power_of_two ? SC_ALGO_RHD : SC_ALGO_RING;
+}
+
+static int pairwise(int algo)
+{
+	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER;
 }
 
 static struct sc_coll_slot *slot_of(const struct shmemx_request *r, int member)
@@ -153,8 +190,12 @@ static void check_members_agree(struct shmemx_request *r)
 	for (int m = 0; m < r->a.team->size; m++) {
 		const struct sc_coll_slot *s = read_slot(r, m, &copy);
 		int pe = sc_team_world_pe(r->a.team, m);
-		/* across nodes: symmetric addresses, as this PE's heap holds them */
-		char *heap = sc_heap_base(r->spans ? sc.me : pe);
+		/*
+		 * across nodes, and for the pairwise algorithms (which reach
+		 * every member through offsets): symmetric addresses, as this
+		 * PE's heap holds them
+		 */
+		char *heap = sc_heap_base(r->spans || pairwise(r->algo) ? sc.me : pe);
 
 		if (s->where[r->parity].chunk_len != r->chunk_len)
 			sc_fatal(1, "PE %d: %s: PE %d pipelines %lu elements a chunk and this PE %zu; set SHMEMCOMM_COLL_CHUNK alike on every PE",
@@ -185,6 +226,16 @@ static const char *source_at(const struct shmemx_request *r, int m, int block, s
 	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
 }
 
+/* Where the current chunk's staged results sit in PE @pe's internal area. */
+static char *staged_results(const struct shmemx_request *r, int pe)
+{
+	struct sc_internal *in = sc_internal_of(pe);
+
+	if (pairwise(r->algo))
+		return in->pair[r->a.team->slot][r->chunk & 1] + r->chunk_len * r->partial->size;
+	return in->stage_out[r->chunk & 1];
+}
+
 /* Element @i of member @m's reduced allreduce result, during this chunk. */
 static char *result_at(const struct shmemx_request *r, int m, size_t i)
 {
@@ -192,19 +243,25 @@ static char *result_at(const struct shmemx_request *r, int m, size_t i)
 
 	if (r->result_of[m])
 		return (char *)r->result_of[m] + i * r->elem;
-	return sc_internal_of(sc_team_world_pe(r->a.team, m))->stage_out[r->chunk & 1] +
-	       (i - lo) * r->elem;
+	return staged_results(r, sc_team_world_pe(r->a.team, m)) + (i - lo) * r->elem;
 }
 
-/* Member @m's slice [lo, hi) of the chunk [clo, chi): whole cache lines. */
+/* Part @index of [lo, hi) cut in @parts: whole cache lines, [*a, *b). */
+static void cut(const struct shmemx_request *r, size_t lo, size_t hi, int parts, int index,
+		size_t *a, size_t *b)
+{
+	size_t n = (size_t)parts, line = 64 / r->elem ? 64 / r->elem : 1;
+	size_t len = ((hi - lo + n - 1) / n + line - 1) / line * line;
+
+	*a = lo + len * (size_t)index < hi ? lo + len * (size_t)index : hi;
+	*b = *a + len < hi ? *a + len : hi;
+}
+
+/* Member @m's slice [lo, hi) of the chunk [clo, chi). */
 static void slice_range(const struct shmemx_request *r, int m, size_t clo, size_t chi,
 			size_t *lo, size_t *hi)
 {
-	size_t n = (size_t)r->a.team->size, line = 64 / r->elem ? 64 / r->elem : 1;
-	size_t len = ((chi - clo + n - 1) / n + line - 1) / line * line;
-
-	*lo = clo + len * (size_t)m < chi ? clo + len * (size_t)m : chi;
-	*hi = *lo + len < chi ? *lo + len : chi;
+	cut(r, clo, chi, r->a.team->size, m, lo, hi);
 }
 
 static void publish(struct shmemx_request *r)
@@ -326,7 +383,7 @@ static void describe(struct shmemx_request *r)
 	mine->count[r->parity] = r->a.count;
 	if (r->algo == SC_ALGO_ONESHOT)
 		return;
-	mine->where[r->parity].src_offset = r->src_staged ? SC_COLL_STAGED :
+	mine->where[r->parity].src_offset = r->src_staged || pairwise(r->algo) ? SC_COLL_STAGED :
 					    (uint64_t)((const char *)r->a.source - heap);
 	mine->where[r->parity].result_offset = r->result_staged ? SC_COLL_STAGED :
 					       (uint64_t)((char *)r->a.dest - heap);
@@ -412,8 +469,7 @@ static uint64_t result_offset(const struct shmemx_request *r, int m, size_t i)
 
 	if (r->result_of[m])
 		return sc_internal_offset(r->result_of[m]) + i * r->elem;
-	return sc_internal_offset(sc_internal_of(sc.me)->stage_out[r->chunk & 1]) +
-	       (i - lo) * r->elem;
+	return sc_internal_offset(staged_results(r, sc.me)) + (i - lo) * r->elem;
 }
 
 /* Room for what remote members' slices are read into; per thread, kept. */
@@ -460,16 +516,25 @@ static void fetch_inputs(const struct shmemx_request *r, const void **in, int bl
 	sc_net_quiet(&sc.net);
 }
 
+/* @bytes of member @m at @offset into @to: a copy on this node, else an RDMA read. */
+static void copy_from(const struct shmemx_request *r, int m, uint64_t offset, char *to,
+		      size_t bytes)
+{
+	int pe = sc_team_world_pe(r->a.team, m);
+
+	if (sc.mem.base[pe]) {
+		if (to != (const char *)sc.mem.base[pe] + offset)
+			sc_copy(to, (const char *)sc.mem.base[pe] + offset, bytes, r->stream);
+	} else if (bytes) {
+		sc_net_get(&sc.net, to, pe, offset, bytes, 1);
+	}
+}
+
 /* @len elements of member @m at @offset into dest from element @i. */
 static void fetch_to_dest(const struct shmemx_request *r, int m, uint64_t offset, size_t i,
 			  size_t len)
 {
-	int pe = sc_team_world_pe(r->a.team, m);
-
-	if (sc.mem.base[pe])
-		to_dest(r, i, (const char *)sc.mem.base[pe] + offset, len);
-	else if (len)
-		sc_net_get(&sc.net, (char *)r->a.dest + i * r->elem, pe, offset, len * r->elem, 1);
+	copy_from(r, m, offset, (char *)r->a.dest + i * r->elem, len * r->elem);
 }
 
 /*
@@ -596,6 +661,379 @@ static void gather(struct shmemx_request *r)
 	to_dest(r, lo, result_at(r, r->a.team->my_index, lo), hi - lo);
 }
 
+/*
+ * The pairwise algorithms, ring and recursive halving/doubling, run by a
+ * group of members over a range of elements: the whole team over the
+ * chunk, or in the hierarchical scheme one rail (the members with the same
+ * index on every node) over its node slice. The range is cut into one
+ * segment per group member. Step 0 loads this PE's input into its partial
+ * buffer (widened: reduce/partial.h); each later step waits for one
+ * partner to have completed the step before, then either combines the
+ * partner's partial of some segments into its own, or copies the
+ * partner's final result of some segments into its own result. The member
+ * that combines a segment last rounds it into its result (finish): one PE
+ * computes each element, so every PE gets the same bits.
+ *
+ *   ring, 2n-1 steps: step k in 1..n-1 combines segment me-k from the
+ *   left neighbour, the last of them finishes segment me+1; step k in
+ *   n..2n-2 copies segment me-(k-n) from the left neighbour.
+ *   rhd, 2L+1 steps (n = 2^L): step k in 1..L halves the segments kept
+ *   (partner me ^ n>>k) and combines them; step k in L+1..2L copies back
+ *   the partner's segments, the rounds in reverse.
+ *
+ * Hierarchical (hier), per chunk: load; combine the node's partials of
+ * this PE's node slice, read in shared memory from the node's PEs; the
+ * rail's ring or rhd over that slice, through the NIC, from its step 1;
+ * then copy the node's other slices from their owners' results. Only
+ * 2(N-1)/N of the chunk per node crosses the network, spread over the
+ * node's PEs, each on its own QPs.
+ *
+ * A PE tells whoever waits for it in their next step when a step is
+ * complete, on a line of its own in their internal area (coll_pair), with
+ * the team's running count of steps, so lines only grow. A partner writes
+ * only segments the reader does not read in the same chunk, and reaches
+ * chunk c + 2, which reuses the buffers of chunk c, only after every PE
+ * that read them has told it of a step of chunk c + 1. Between calls the
+ * request's first and last steps are team syncs, as for the pipeline.
+ */
+struct pair_group {
+	int algo;		/* SC_ALGO_RING or SC_ALGO_RHD */
+	int size, me;
+	int rail;		/* the rail's local index; -1: the group is the team */
+	size_t lo, hi;		/* its elements */
+};
+
+struct pair_plan {
+	enum { PAIR_LOAD, PAIR_COMBINE, PAIR_COPY } action;
+	int partner;		/* group index waited for and read from; -1 for none */
+	int line;		/* its line in this PE's coll_pair */
+	int first, last;	/* segments [first, last) */
+	int finish;		/* then round segment @finish_seg into the result */
+	int finish_seg;
+};
+
+static int log2_of(int n)
+{
+	int l = 0;
+
+	while ((1 << l) < n)
+		l++;
+	return l;
+}
+
+static int group_steps(int algo, int n)
+{
+	return algo == SC_ALGO_RING ? 2 * n - 1 : 2 * log2_of(n) + 1;
+}
+
+/* Steps per chunk: the hierarchical scheme adds the node's combine and copy. */
+static int pair_steps(const struct shmemx_request *r)
+{
+	const struct sc_team *t = r->a.team;
+
+	if (r->algo == SC_ALGO_HIER)
+		return group_steps(r->rail_algo, t->nodes) + 2;
+	return group_steps(r->algo, t->size);
+}
+
+static int wrap(int i, int n)
+{
+	return ((i % n) + n) % n;
+}
+
+/* What group member @me does in the group's step @k. */
+static void plan_group_step(const struct pair_group *g, int me, int k, struct pair_plan *p)
+{
+	int n = g->size, l = log2_of(n);
+	int last_combine = g->algo == SC_ALGO_RING ? n - 1 : l;
+
+	p->partner = -1;
+	p->line = 0;
+	p->finish = k == last_combine;
+	p->finish_seg = g->algo == SC_ALGO_RING ? (me + 1) % n : me;
+	if (k == 0) {
+		p->action = PAIR_LOAD;
+		p->first = 0;
+		p->last = n;
+		return;
+	}
+	p->action = k <= last_combine ? PAIR_COMBINE : PAIR_COPY;
+	if (g->algo == SC_ALGO_RING) {
+		p->partner = wrap(me - 1, n);
+		p->first = wrap(p->action == PAIR_COMBINE ? me - k : me - (k - n), n);
+		p->last = p->first + 1;
+		return;
+	}
+	/* rhd: round @line, partner across bit @half; halving keeps this PE's half */
+	p->line = k <= l ? k - 1 : 2 * l - k;
+	{
+		int half = n >> (p->line + 1);
+		int owner = p->action == PAIR_COMBINE ? me : me ^ half;
+
+		p->partner = me ^ half;
+		p->first = owner / half * half;
+		p->last = p->first + half;
+	}
+}
+
+/* The team index of group member @index. */
+static int group_member(const struct shmemx_request *r, const struct pair_group *g, int index)
+{
+	const struct sc_team *t = r->a.team;
+
+	return g->rail < 0 ? index : t->by_node[index * t->per_node + g->rail];
+}
+
+/* Elements [*lo, *hi) of the group's segments [first, last). */
+static void segments_range(const struct shmemx_request *r, const struct pair_group *g,
+			   int first, int last, size_t *lo, size_t *hi)
+{
+	size_t unused;
+
+	cut(r, g->lo, g->hi, g->size, first, lo, &unused);
+	cut(r, g->lo, g->hi, g->size, last - 1, &unused, hi);
+}
+
+/* Local index @l's slice of the current chunk, in the hierarchical scheme. */
+static void node_slice(const struct shmemx_request *r, int l, size_t *lo, size_t *hi)
+{
+	size_t clo, chi;
+
+	chunk_range(r, &clo, &chi);
+	cut(r, clo, chi, r->a.team->per_node, l, lo, hi);
+}
+
+/* The group this PE's pairwise steps run in, for the current chunk. */
+static void pair_group_of(const struct shmemx_request *r, struct pair_group *g)
+{
+	const struct sc_team *t = r->a.team;
+
+	if (r->algo == SC_ALGO_HIER) {
+		g->algo = r->rail_algo;
+		g->size = t->nodes;
+		g->me = t->node_index;
+		g->rail = t->local_index;
+		node_slice(r, t->local_index, &g->lo, &g->hi);
+	} else {
+		g->algo = r->algo;
+		g->size = t->size;
+		g->me = t->my_index;
+		g->rail = -1;
+		chunk_range(r, &g->lo, &g->hi);
+	}
+}
+
+/* This PE's partial of element @i of the current chunk, and where it sits in every PE. */
+static char *partial_at(const struct shmemx_request *r, size_t i)
+{
+	return sc_internal_of(sc.me)->pair[r->a.team->slot][r->chunk & 1] +
+	       (i - r->chunk * r->chunk_len) * r->partial->size;
+}
+
+static _Thread_local struct {
+	const struct sc_team *team;
+	int partner;		/* world PE */
+	uint64_t step;		/* its step awaited, counted in the team */
+	char did[600];
+} pair_waiting;
+
+/* For a timeout: the members that do not answer (lost), else the partner. */
+static void pair_missing(char *out, unsigned long len)
+{
+	const struct sc_team *t = pair_waiting.team;
+	uint64_t offset = sc_internal_offset(&sc_internal_of(sc.me)->coll_pair_done[t->slot]);
+	int lost[SC_MAX_PES], n = 0;
+	uint64_t theirs = 0;
+
+	for (int m = 0; m < t->size; m++) {
+		int pe = sc_team_world_pe(t, m);
+
+		if (sc_peer_probe(pe, offset, &theirs))
+			lost[n++] = pe;
+	}
+	if (n) {
+		sc_format_ranks(lost, n, out, len);
+		sc_net_name_lost(lost, n, pair_waiting.did, sizeof(pair_waiting.did));
+		return;
+	}
+	sc_peer_probe(pair_waiting.partner, offset, &theirs);
+	sc_format_ranks(&pair_waiting.partner, 1, out, len);
+	snprintf(pair_waiting.did, sizeof(pair_waiting.did),
+		 "has completed %llu of the team's pairwise collective steps where this PE needs %llu (it answers: it waits for another PE, or is busy)",
+		 (unsigned long long)theirs, (unsigned long long)pair_waiting.step);
+}
+
+/*
+ * Whether team member @m has told this PE, on @line, that it completed the
+ * step before @step; with @block waits until so, or the timeout.
+ */
+static int partner_ready(const struct shmemx_request *r, int m, int line, uint64_t step,
+			 int block)
+{
+	const struct sc_team *t = r->a.team;
+	_Atomic uint64_t *told = &sc_internal_of(sc.me)->coll_pair[t->slot][line].value;
+	struct sc_wait wait;
+
+	if (atomic_load_explicit(told, memory_order_acquire) >= step)
+		return 1;
+	if (!block)
+		return 0;
+	pair_waiting.team = t;
+	pair_waiting.partner = sc_team_world_pe(t, m);
+	pair_waiting.step = step;
+	sc_wait_begin(&wait, r->a.what, -1, pair_missing);
+	wait.missing_did = pair_waiting.did;
+	while (atomic_load_explicit(told, memory_order_acquire) < step)
+		sc_wait_step(&wait);
+	return 1;
+}
+
+/* Tells team member @m, on its @line, that this PE completed step @step - 1. */
+static void tell(const struct shmemx_request *r, int m, int line, uint64_t step)
+{
+	const struct sc_team *t = r->a.team;
+
+	sc_peer_store(sc_team_world_pe(t, m),
+		      sc_internal_offset(&sc_internal_of(sc.me)->coll_pair[t->slot][line]), step);
+}
+
+/* Every other PE of this node in the team, for the hierarchical steps. */
+static int node_ready(const struct shmemx_request *r, uint64_t step, int block)
+{
+	const struct sc_team *t = r->a.team;
+
+	for (int l = 0; l < t->per_node; l++)
+		if (l != t->local_index &&
+		    !partner_ready(r, t->by_node[t->node_index * t->per_node + l],
+				   SC_PAIR_RAIL_LINES + l, step, block))
+			return 0;
+	return 1;
+}
+
+static void tell_node(const struct shmemx_request *r, uint64_t step)
+{
+	const struct sc_team *t = r->a.team;
+
+	for (int l = 0; l < t->per_node; l++)
+		if (l != t->local_index)
+			tell(r, t->by_node[t->node_index * t->per_node + l],
+			     SC_PAIR_RAIL_LINES + t->local_index, step);
+}
+
+/* Combines member @m's partials of elements [lo, hi) into this PE's. */
+static void combine_from(const struct shmemx_request *r, int m, size_t lo, size_t hi)
+{
+	size_t bytes = (hi - lo) * r->partial->size;
+	const char *theirs;
+
+	if (!bytes)
+		return;
+	theirs = fetch(r, m, sc_internal_offset(partial_at(r, lo)), bytes, scratch_for(bytes));
+	sc_net_quiet(&sc.net);
+	r->partial->combine(partial_at(r, lo), theirs, hi - lo);
+}
+
+/* Copies member @m's results of elements [lo, hi) into this PE's. */
+static void results_from(const struct shmemx_request *r, int m, size_t lo, size_t hi)
+{
+	if (hi == lo)
+		return;
+	copy_from(r, m, result_offset(r, m, lo), result_at(r, r->a.team->my_index, lo),
+		  (hi - lo) * r->elem);
+	sc_net_quiet(&sc.net);
+}
+
+/* Group step @k: 0 if its partner is not there and !@block. */
+static int group_step(struct shmemx_request *r, const struct pair_group *g, int k,
+		      uint64_t step, int block)
+{
+	struct pair_plan p;
+	size_t lo, hi;
+
+	plan_group_step(g, g->me, k, &p);
+	if (p.partner >= 0 && !partner_ready(r, group_member(r, g, p.partner), p.line, step, block))
+		return 0;
+	segments_range(r, g, p.first, p.last, &lo, &hi);
+	if (p.action == PAIR_LOAD)
+		r->partial->load(partial_at(r, lo), (const char *)r->a.source + lo * r->elem,
+				 hi - lo);
+	else if (p.action == PAIR_COMBINE)
+		combine_from(r, group_member(r, g, p.partner), lo, hi);
+	else
+		results_from(r, group_member(r, g, p.partner), lo, hi);
+	if (p.finish) {
+		segments_range(r, g, p.finish_seg, p.finish_seg + 1, &lo, &hi);
+		r->partial->finish(result_at(r, r->a.team->my_index, lo), partial_at(r, lo),
+				   hi - lo, r->a.team->size);
+	}
+	return 1;
+}
+
+/* Tells whoever waits for this PE in the group's step @k. */
+static void tell_group(const struct shmemx_request *r, const struct pair_group *g, int k,
+		       uint64_t step)
+{
+	struct pair_plan mine, theirs;
+	int waiter;
+
+	if (g->algo == SC_ALGO_RING) {
+		waiter = (g->me + 1) % g->size;
+	} else {
+		plan_group_step(g, g->me, k, &mine);
+		waiter = mine.partner;
+	}
+	plan_group_step(g, waiter, k, &theirs);
+	tell(r, group_member(r, g, waiter), theirs.line, step);
+}
+
+/* One step of a pairwise algorithm; 0 if its partner is not there and !@block. */
+static int pair_step(struct shmemx_request *r, int block)
+{
+	struct sc_team *t = r->a.team;
+	int k = r->pair_step, steps = pair_steps(r);
+	uint64_t step = r->pair_base + r->chunk * (uint64_t)steps + (uint64_t)k;
+	struct pair_group g;
+	size_t lo, hi;
+
+	pair_group_of(r, &g);
+	if (r->algo != SC_ALGO_HIER) {
+		if (!group_step(r, &g, k, step, block))
+			return 0;
+	} else if (k == 0) {
+		chunk_range(r, &lo, &hi);
+		r->partial->load(partial_at(r, lo), (const char *)r->a.source + lo * r->elem,
+				 hi - lo);
+	} else if (k == 1) {
+		if (!node_ready(r, step, block))
+			return 0;
+		for (int l = 0; l < t->per_node; l++)
+			if (l != t->local_index)
+				combine_from(r, t->by_node[t->node_index * t->per_node + l], g.lo,
+					     g.hi);
+	} else if (k == steps - 1) {
+		if (!node_ready(r, step, block))
+			return 0;
+		for (int l = 0; l < t->per_node; l++) {
+			if (l == t->local_index)
+				continue;
+			node_slice(r, l, &lo, &hi);
+			results_from(r, t->by_node[t->node_index * t->per_node + l], lo, hi);
+		}
+	} else if (!group_step(r, &g, k - 1, step, block)) {
+		return 0;
+	}
+	atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, step + 1);
+	if (k + 1 == steps)
+		return 1;
+	if (r->algo != SC_ALGO_HIER)
+		tell_group(r, &g, k + 1, step + 1);
+	else if (k == 0 || k + 1 == steps - 1)
+		tell_node(r, step + 1);
+	else
+		tell_group(r, &g, k, step + 1);
+	return 1;
+}
+
 /* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
 static int advance(struct shmemx_request *r, int block)
 {
@@ -613,6 +1051,13 @@ static int advance(struct shmemx_request *r, int block)
 				return 0;
 			if (r->chunk == 0)
 				check_members_agree(r);
+			if (pairwise(r->algo)) {
+				r->pair_base = r->a.team->coll_pair_seq;
+				r->a.team->coll_pair_seq += r->nchunks * (uint64_t)pair_steps(r);
+				r->pair_step = 0;
+				r->pc = PC_PAIR;
+				break;
+			}
 			compute(r);
 			if (r->algo == SC_ALGO_RSAG) {
 				publish(r);
@@ -631,6 +1076,18 @@ static int advance(struct shmemx_request *r, int block)
 			gather(r);
 			/* nobody reads this PE's buffers after this step: no final one */
 			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_DONE;
+			break;
+		case PC_PAIR:
+			while (r->chunk < r->nchunks) {
+				if (!pair_step(r, block))
+					return 0;
+				if (++r->pair_step == pair_steps(r)) {
+					gather(r);
+					r->pair_step = 0;
+					r->chunk++;
+				}
+			}
+			r->pc = PC_FINAL;
 			break;
 		case PC_FINAL:
 			publish(r);
@@ -728,14 +1185,33 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	src_bytes = bytes * (size_t)r->nblocks;
 	dst_bytes = a->kind == SC_ALLGATHER || a->kind == SC_ALLTOALL ? bytes * (size_t)t->size :
 		    bytes;
-	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t->size) : -1;
-	/* in-place all-to-all overwrites blocks the peers still read: stage it */
-	r->src_staged = !sc_heap_contains(a->source, src_bytes) ||
-			(a->kind == SC_ALLTOALL && a->source == a->dest);
+	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t) : -1;
+	if (r->algo == SC_ALGO_RHD && (t->size & (t->size - 1))) {
+		sc_error("PE %d: %s: SHMEMCOMM_ALLREDUCE_ALGO=rhd needs a team of 2^k PEs, and this one has %d; use ring or auto",
+			 sc.me, a->what, t->size);
+		return -1;
+	}
+	if (r->algo == SC_ALGO_HIER && !sc_coll_hier_fits(t)) {
+		sc_error("PE %d: %s: SHMEMCOMM_ALLREDUCE_ALGO=hier needs a team across nodes with 2 to %d PEs on each node, as many on every node; this one has %d PEs on %d node(s)%s",
+			 sc.me, a->what, SC_PAIR_LOCAL_MAX, t->size, t->spans ? t->nodes : 1,
+			 t->spans && !t->per_node ? ", unevenly" : "");
+		return -1;
+	}
+	r->rail_algo = r->algo == SC_ALGO_HIER ? rail_algo(bytes, t) : -1;
+	r->partial = pairwise(r->algo) ? sc_partial(a->dtype, a->op) : NULL;
+	/*
+	 * in-place all-to-all overwrites blocks the peers still read: stage it;
+	 * the pairwise algorithms never read a peer's source
+	 */
+	r->src_staged = !pairwise(r->algo) && (!sc_heap_contains(a->source, src_bytes) ||
+					       (a->kind == SC_ALLTOALL && a->source == a->dest));
 	r->result_staged = !sc_heap_contains(a->dest, dst_bytes);
 	r->stream = dst_bytes >= sc.coll.stream_min;
 	line = 64 / r->elem ? 64 / r->elem : 1;
-	len = sc.coll.chunk / r->elem / (size_t)r->nblocks;
+	/* a pairwise chunk's partials and results fill the team's pair buffer */
+	len = r->partial ? (sc.coll.chunk < SC_COLL_PAIR_MAX ? sc.coll.chunk : SC_COLL_PAIR_MAX) /
+			   (r->partial->size + r->elem) :
+			   sc.coll.chunk / r->elem / (size_t)r->nblocks;
 	r->chunk_len = len >= line ? len / line * line : len ? len : 1;
 	r->nchunks = r->algo == SC_ALGO_ONESHOT || !a->count ? 1 :
 		     (a->count + r->chunk_len - 1) / r->chunk_len;

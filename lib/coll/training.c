@@ -185,7 +185,7 @@ const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes)
 	const struct sc_team *t = (const struct sc_team *)team;
 
 	sc_require_init("shmemx_allreduce_algorithm");
-	return sc_coll_algo_name(sc_coll_pick_algo(bytes, t ? t->size : 1));
+	return sc_coll_algo_name(sc_coll_pick_algo(bytes, t ? t : &sc_team_world));
 }
 
 const char *shmemx_simd_name(void)

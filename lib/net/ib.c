@@ -33,6 +33,8 @@ struct net_card {
 	uint16_t lid;
 	uint8_t mtu;		/* enum ibv_mtu */
 	uint8_t ok;		/* 0: this PE failed to set up; the others stop too */
+	uint8_t amo_by_message;	/* its device has no RDMA atomics, or it was told so */
+	uint8_t pad[7];
 	uint32_t qpn[];		/* [npes]: its QP for each PE */
 };
 
@@ -382,6 +384,151 @@ static int prepare(struct sc_net *net, struct net_card *card, int dmabuf_fd)
 	return net->loop_qp ? 0 : -ENOMEM;
 }
 
+/* SHMEMCOMM_IB_ATOMICS: 0, or -EINVAL after a message. */
+static int choose_atomics(struct sc_net *net, struct net_card *card)
+{
+	const char *how = sc_env_string("SHMEMCOMM_IB_ATOMICS");
+
+	if (!how || !*how || !strcmp(how, "auto")) {
+		card->amo_by_message = !net->atomics;
+	} else if (!strcmp(how, "am")) {
+		card->amo_by_message = 1;
+	} else if (!strcmp(how, "nic")) {
+		if (!net->atomics) {
+			sc_error("PE %d: SHMEMCOMM_IB_ATOMICS=nic: %s has no RDMA atomics (atomic_cap is IBV_ATOMIC_NONE); use am or auto",
+				 net->me, net->device);
+			return -EINVAL;
+		}
+	} else {
+		sc_error("PE %d: SHMEMCOMM_IB_ATOMICS=%s: not one of auto, nic, am", net->me, how);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static uint64_t cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint64_t value,
+			uint64_t cond)
+{
+#define CPU_AMO(T)                                                                        \
+	do {                                                                              \
+		T *w = word, v = (T)value, expected = (T)cond;                            \
+		switch (op) {                                                             \
+		case SC_AMO_FETCH: return __atomic_load_n(w, __ATOMIC_ACQUIRE);           \
+		case SC_AMO_SET:                                                          \
+		case SC_AMO_SWAP: return __atomic_exchange_n(w, v, __ATOMIC_ACQ_REL);     \
+		case SC_AMO_CSWAP:                                                        \
+			__atomic_compare_exchange_n(w, &expected, v, 0, __ATOMIC_ACQ_REL,   \
+						    __ATOMIC_ACQUIRE);                      \
+			return expected;                                                  \
+		case SC_AMO_ADD: return __atomic_fetch_add(w, v, __ATOMIC_ACQ_REL);       \
+		case SC_AMO_AND: return __atomic_fetch_and(w, v, __ATOMIC_ACQ_REL);       \
+		case SC_AMO_OR: return __atomic_fetch_or(w, v, __ATOMIC_ACQ_REL);         \
+		default: return __atomic_fetch_xor(w, v, __ATOMIC_ACQ_REL);               \
+		}                                                                         \
+	} while (0)
+	if (size == 8)
+		CPU_AMO(uint64_t);
+	CPU_AMO(uint32_t);
+#undef CPU_AMO
+}
+
+#define AMO_SPIN 20000		/* empty polls before the service thread naps */
+#define AMO_NAP_US 200
+
+/*
+ * The service thread: polls the mailboxes, does each request with the
+ * CPU on this PE's segment, answers with the old value, then the sequence
+ * number (RC keeps the pair's writes in order). It holds no lock while it
+ * waits, so requests crossing each other cannot deadlock.
+ */
+static void *amo_service(void *arg)
+{
+	struct sc_net *net = arg;
+	struct sc_internal *mine = (struct sc_internal *)net->segment;
+	uint64_t reply = (uint64_t)((char *)&mine->amo_reply - net->segment);
+	uint64_t *served = calloc((size_t)net->npes, sizeof(*served));
+	unsigned long idle = 0;
+
+	if (!served)
+		sc_fatal(1, "PE %d: no memory for the atomic service thread", net->me);
+	while (!atomic_load(&net->amo_stop)) {
+		int answered = 0;
+
+		for (int pe = 0; pe < net->npes; pe++) {
+			struct sc_amo_mail *m = &mine->amo_mail[pe];
+			uint64_t seq = atomic_load_explicit(&m->seq, memory_order_acquire), old;
+
+			if (seq == served[pe])
+				continue;
+			served[pe] = seq;
+			answered = 1;
+			if ((m->size != 4 && m->size != 8) || m->offset % m->size ||
+			    m->offset > net->segment_size - m->size)
+				sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %lu, outside this PE's %zu-byte segment",
+					 net->me, pe, m->size, (unsigned long)m->offset,
+					 net->segment_size);
+			old = cpu_amo(net->segment + m->offset, m->size, (enum sc_net_amo)m->op,
+				      m->value, m->cond);
+			sc_net_put(net, pe, reply, &old, sizeof(old), 0);
+			sc_net_put(net, pe, reply + 8, &seq, sizeof(seq), 0);
+		}
+		if (answered)
+			idle = 0;
+		else if (++idle > AMO_SPIN)
+			usleep(AMO_NAP_US);
+	}
+	free(served);
+	return NULL;
+}
+
+static int start_amo_service(struct sc_net *net)
+{
+	int err = pthread_create(&net->amo_service, NULL, amo_service, net);
+
+	if (err) {
+		sc_error("PE %d: starting the atomic service thread failed: %s", net->me,
+			 strerror(err));
+		return -err;
+	}
+	net->amo_service_running = 1;
+	return 0;
+}
+
+static _Thread_local int amo_waited_pe;
+
+static void amo_unanswered(char *out, unsigned long len)
+{
+	snprintf(out, len, "%d", amo_waited_pe);
+}
+
+/* An atomic on a remote PE by message to its service thread; the old value. */
+static uint64_t amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
+			       enum sc_net_amo op, uint64_t value, uint64_t cond)
+{
+	struct sc_internal *mine = (struct sc_internal *)net->segment;
+	uint64_t mail = (uint64_t)((char *)&mine->amo_mail[net->me] - net->segment);
+	struct sc_amo_mail request = {
+		.offset = offset, .value = value, .cond = cond, .op = op, .size = size,
+	};
+	static char lost[600];
+	struct sc_wait wait;
+	uint64_t seq, old;
+
+	pthread_mutex_lock(&net->amo_lock);
+	seq = ++net->amo_seq;
+	sc_net_put(net, pe, mail + 8, (char *)&request + 8, 32, 0);
+	sc_net_put(net, pe, mail, &seq, sizeof(seq), 0);
+	amo_waited_pe = pe;
+	sc_net_name_lost(&pe, 1, lost, sizeof(lost));
+	sc_wait_begin(&wait, "an atomic by message", -1, amo_unanswered);
+	wait.missing_did = lost;
+	while (atomic_load_explicit(&mine->amo_reply.seq, memory_order_acquire) != seq)
+		sc_wait_step(&wait);
+	old = mine->amo_reply.old;
+	pthread_mutex_unlock(&net->amo_lock);
+	return old;
+}
+
 int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t size,
 		 int dmabuf_fd)
 {
@@ -391,6 +538,7 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t
 
 	memset(net, 0, sizeof(*net));
 	pthread_mutex_init(&net->lock, NULL);
+	pthread_mutex_init(&net->amo_lock, NULL);
 	net->me = boot->rank;
 	net->npes = boot->size;
 	net->segment = segment;
@@ -404,6 +552,8 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t
 		return -ENOMEM;
 	}
 	err = prepare(net, mine, dmabuf_fd);
+	if (!err)
+		err = choose_atomics(net, mine);
 	mine->ok = !err;
 	/* a PE that failed still takes part, so that nobody waits for it */
 	if (sc_boot_allgather(boot, mine, card_size, all)) {
@@ -423,6 +573,8 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t
 	for (int pe = 0; pe < net->npes && !err; pe++) {
 		const struct net_card *card = (void *)((char *)all + card_size * (size_t)pe);
 
+		/* a CPU atomic is not atomic against the NIC's: one way for all */
+		net->amo_by_message |= card->amo_by_message;
 		net->peers[pe].base = card->base;
 		net->peers[pe].rkey = card->rkey;
 		if (pe == net->me) {
@@ -435,11 +587,14 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t
 		}
 		err = connect_qp(net, net->peers[pe].qp, mine, card, card->qpn[net->me], pe);
 	}
+	if (!err && net->amo_by_message)
+		err = start_amo_service(net);
 	if (!err) {
 		net->active = 1;
-		sc_info("PE %d: RDMA on %s, segment registered by %s, %s atomics, %u bytes inline",
+		sc_info("PE %d: RDMA on %s, segment registered by %s, %s, %u bytes inline",
 			net->me, sc_net_where(net), net->registered_by,
-			net->atomics ? "with" : "without", net->max_inline);
+			net->amo_by_message ? "atomics by message to each PE's service thread" :
+					      "the NIC's atomics", net->max_inline);
 	}
 out:
 	free(mine);
@@ -451,6 +606,10 @@ out:
 
 void sc_net_teardown(struct sc_net *net)
 {
+	if (net->amo_service_running) {
+		atomic_store(&net->amo_stop, 1);
+		pthread_join(net->amo_service, NULL);
+	}
 	if (net->peers) {
 		for (int pe = 0; pe < net->npes; pe++)
 			if (net->peers[pe].qp)
@@ -471,6 +630,7 @@ void sc_net_teardown(struct sc_net *net)
 	if (net->ctx)
 		ibv_close_device(net->ctx);
 	pthread_mutex_destroy(&net->lock);
+	pthread_mutex_destroy(&net->amo_lock);
 	memset(net, 0, sizeof(*net));
 }
 
@@ -514,29 +674,33 @@ static int reap(struct sc_net *net)
 
 static char lost_nodes[600];
 
-/*
- * For the timeout message: the PEs whose operations the NIC has not
- * completed, and (in lost_nodes) all the PEs of their nodes.
- */
-static void unanswered_peers(char *out, unsigned long len)
+void sc_net_name_lost(const int *pes, int n, char *did, unsigned long len)
 {
-	int pes[SC_MAX_PES], n = 0, mates[SC_MAX_PES], m = 0;
+	int mates[SC_MAX_PES], m = 0;
 	char list[512];
 
-	for (int pe = 0; pe < sc.net.npes; pe++)
-		if (sc.net.peers[pe].outstanding)
-			pes[n++] = pe;
 	for (int pe = 0; pe < sc.net.npes; pe++)
 		for (int i = 0; i < n; i++)
 			if (sc.node.node_of[pe] == sc.node.node_of[pes[i]]) {
 				mates[m++] = pe;
 				break;
 			}
-	sc_format_ranks(pes, n, out, len);
 	sc_format_ranks(mates, m, list, sizeof(list));
-	snprintf(lost_nodes, sizeof(lost_nodes),
+	snprintf(did, len,
 		 "never answered; their node(s) run PEs %s: lost, or the link to them is down",
 		 list);
+}
+
+/* For the timeout message: the PEs whose operations the NIC has not completed. */
+static void unanswered_peers(char *out, unsigned long len)
+{
+	int pes[SC_MAX_PES], n = 0;
+
+	for (int pe = 0; pe < sc.net.npes; pe++)
+		if (sc.net.peers[pe].outstanding)
+			pes[n++] = pe;
+	sc_format_ranks(pes, n, out, len);
+	sc_net_name_lost(pes, n, lost_nodes, sizeof(lost_nodes));
 }
 
 /*
@@ -738,9 +902,8 @@ uint64_t sc_net_amo(struct sc_net *net, int pe, uint64_t offset, unsigned int si
 	uint64_t mask = size == 8 ? ~0ull : ((1ull << (size * 8)) - 1) << shift;
 	uint64_t word, old;
 
-	if (!net->atomics)
-		sc_fatal(1, "PE %d: %s has no RDMA atomics (atomic_cap is IBV_ATOMIC_NONE), and atomics on PEs reached by RDMA need them",
-			 net->me, net->device);
+	if (net->amo_by_message)
+		return amo_by_message(net, pe, offset, size, op, value, cond);
 	pthread_mutex_lock(&net->lock);
 	if (size == 8 && (op == SC_AMO_ADD || op == SC_AMO_FETCH)) {
 		old = atomic64(net, pe, word_offset, IBV_WR_ATOMIC_FETCH_AND_ADD,

@@ -19,11 +19,15 @@
  * Settings: SHMEMCOMM_IB_DEV (a device name), SHMEMCOMM_IB_PORT,
  * SHMEMCOMM_IB_GID_INDEX; by default the first device with an active port,
  * its first active port, and on RoCE the RoCE v2 GID of an IPv4 address.
+ * SHMEMCOMM_IB_ATOMICS: nic (the device's RDMA atomics), am (by message to
+ * a service thread in the target PE), auto (nic where every PE's device
+ * has them, else am).
  */
 #ifndef SHMEMCOMM_NET_NET_H
 #define SHMEMCOMM_NET_NET_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +42,27 @@
 enum sc_net_amo {
 	SC_AMO_FETCH, SC_AMO_SET, SC_AMO_SWAP, SC_AMO_CSWAP,
 	SC_AMO_ADD, SC_AMO_AND, SC_AMO_OR, SC_AMO_XOR,
+};
+
+/*
+ * Atomics by message, where the NIC does none (or SHMEMCOMM_IB_ATOMICS=am):
+ * the request, written into the target's mailbox for the requester, its
+ * @seq last; the target's service thread answers into the requester's reply.
+ */
+struct sc_amo_mail {
+	_Atomic uint64_t seq;
+	uint64_t offset;	/* of the word in the target's segment */
+	uint64_t value;
+	uint64_t cond;
+	uint32_t op;		/* enum sc_net_amo */
+	uint32_t size;		/* 4 or 8 */
+	char pad[24];
+};
+
+struct sc_amo_reply {
+	uint64_t old;
+	_Atomic uint64_t seq;	/* written after @old */
+	char pad[48];
 };
 
 struct sc_net_peer {
@@ -67,6 +92,17 @@ struct sc_net {
 	int gid_index;
 	int roce;		/* Ethernet link layer: peers addressed by GID */
 	int atomics;		/* the device does 8-byte atomics */
+	/*
+	 * atomics on remote PEs by message to their service thread, and on
+	 * mapped ones by the CPU: some PE's device has no RDMA atomics, or
+	 * SHMEMCOMM_IB_ATOMICS=am
+	 */
+	int amo_by_message;
+	pthread_t amo_service;
+	int amo_service_running;
+	_Atomic int amo_stop;
+	pthread_mutex_t amo_lock;	/* one request at a time per PE: one mailbox */
+	uint64_t amo_seq;
 	uint32_t max_inline;
 	uint32_t rd_atomic;	/* RDMA reads and atomics in flight per QP */
 	unsigned int outstanding;
@@ -113,6 +149,12 @@ void sc_net_quiet(struct sc_net *net);
  */
 void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
 		       const void *data, uint32_t len);
+
+/*
+ * For a timeout message about the @n PEs in @pes that do not answer: what
+ * they did ("never answered; their node(s) run PEs ...") into @did.
+ */
+void sc_net_name_lost(const int *pes, int n, char *did, unsigned long len);
 
 /* "rxe0 port 1 GID index 1", for messages. */
 const char *sc_net_where(const struct sc_net *net);

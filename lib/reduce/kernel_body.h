@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "reduce/elements.h"
 #include "reduce/kernel.h"
 
 /* block copies must stay vector loops: rep movs is slow on lines held by another core */
@@ -22,21 +23,6 @@
 #define CAT(a, b) CAT_(a, b)
 #define NAME(x) CAT(x##_, SUFFIX)
 
-/* Element types at byte alignment: user buffers need not be aligned. */
-typedef float __attribute__((aligned(1))) u_float;
-typedef double __attribute__((aligned(1))) u_double;
-typedef long double __attribute__((aligned(1))) u_ldouble;
-typedef uint16_t __attribute__((aligned(1))) u_u16;
-typedef int8_t __attribute__((aligned(1))) u_i8;
-typedef int16_t __attribute__((aligned(1))) u_i16;
-typedef int32_t __attribute__((aligned(1))) u_i32;
-typedef int64_t __attribute__((aligned(1))) u_i64;
-typedef uint8_t __attribute__((aligned(1))) u_u8;
-typedef uint32_t __attribute__((aligned(1))) u_u32;
-typedef uint64_t __attribute__((aligned(1))) u_u64;
-
-#define MIN(a, b) ((b) < (a) ? (b) : (a))
-#define MAX(a, b) ((b) > (a) ? (b) : (a))
 #define F_sum(a, b) ((a) + (b))
 #define F_avg(a, b) ((a) + (b))
 #define F_prod(a, b) ((a) * (b))

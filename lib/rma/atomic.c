@@ -2,8 +2,10 @@
  * Atomics. On a node alone: the CPU's atomic instructions on this process's
  * mapping of the target heap (lock-prefixed operations are atomic across
  * processes sharing the memory). Once any PE is reached through the NIC,
- * every atomic is the NIC's, on this node too (net/net.h says why). Each
- * completes before it returns, so the _nbi forms are complete on return.
+ * every atomic is the NIC's, on this node too (net/net.h says why); or,
+ * where the NIC has none, those on remote PEs go by message to their
+ * service thread and the rest stay the CPU's. Each completes before it
+ * returns, so the _nbi forms are complete on return.
  */
 #include <stdint.h>
 #include <string.h>
@@ -21,7 +23,7 @@ static void *amo_target(const void *dest, size_t size, int pe, const char *funct
 		sc_fatal(1, "PE %d: %s: %p is not aligned to %zu bytes, as an atomic needs",
 			 sc.me, function, dest, size);
 	*offset = sc_symmetric_offset(dest, size, pe, function);
-	return sc.net.active ? NULL : (char *)sc.mem.base[pe] + *offset;
+	return sc_peer_atomic_by_cpu(pe) ? (char *)sc.mem.base[pe] + *offset : NULL;
 }
 
 #define TARGET(NAME, OP, dest)                                                        \

@@ -54,6 +54,11 @@ void sc_peer_store(int pe, uint64_t offset, uint64_t value)
 		sc_net_put(&sc.net, pe, offset, &value, sizeof(value), 0);
 }
 
+int sc_peer_atomic_by_cpu(int pe)
+{
+	return !sc.net.active || (sc.net.amo_by_message && sc.mem.base[pe]);
+}
+
 uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function)
 {
 	sc_check_pe(pe, function);

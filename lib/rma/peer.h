@@ -22,6 +22,13 @@ int sc_peer_probe(int pe, uint64_t offset, uint64_t *value);
 /* A release store, or an RDMA write ordered after this PE's earlier puts to @pe. */
 void sc_peer_store(int pe, uint64_t offset, uint64_t value);
 
+/*
+ * Whether an atomic on @pe's heap is this CPU's: on a node alone, or where
+ * atomics go by message (remote PEs' service threads use the CPU too);
+ * else the NIC's, on every PE alike (net/net.h).
+ */
+int sc_peer_atomic_by_cpu(int pe);
+
 /* The segment offset of @addr, which must lie in this PE's heap, with @len bytes. */
 uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function);
 

@@ -27,7 +27,7 @@ static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *s
 	data = sc_symmetric_offset(dest, bytes, pe, function);
 	sig = sc_symmetric_offset(sig_addr, sizeof(*sig_addr), pe, function);
 	sc_peer_put(pe, data, source, bytes, nbi);
-	if (sig_op == SHMEM_SIGNAL_ADD && sc.net.active)
+	if (sig_op == SHMEM_SIGNAL_ADD && !sc_peer_atomic_by_cpu(pe))
 		sc_net_amo(&sc.net, pe, sig, sizeof(uint64_t), SC_AMO_ADD, signal, 0);
 	else if (sig_op == SHMEM_SIGNAL_ADD)
 		__atomic_fetch_add((uint64_t *)((char *)sc.mem.base[pe] + sig), signal, __ATOMIC_RELEASE);

@@ -4,6 +4,8 @@
  * block and vector sizes, inputs at every byte offset, and the output
  * aliasing an input. Floats include infinities, signed zeros, subnormals
  * and a quiet NaN. Each variant this CPU lacks is reported as skipped.
+ * The partial reductions (load, combine in input order, finish) must give
+ * the scalar kernel's bits too: they round once, as it does.
  */
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 
 #include "check.h"
 #include "reduce/kernel.h"
+#include "reduce/partial.h"
 
 #define MAX_IN 9
 #define MAX_COUNT 1100
@@ -62,6 +65,21 @@ static unsigned char inputs[MAX_IN][MAX_COUNT * ELEM_MAX + 64];
 static unsigned char want[MAX_COUNT * ELEM_MAX + 64], got[MAX_COUNT * ELEM_MAX + 64];
 static unsigned char alias_want[MAX_COUNT * ELEM_MAX + 64];
 
+/* @nin inputs of @count elements at byte @offset, each one byte further with @stagger */
+static void fill_inputs(enum sc_dtype dt, int nin, size_t count, size_t offset, int stagger,
+			const void **in)
+{
+	size_t elem = sc_dtype_size(dt);
+
+	for (int k = 0; k < nin; k++) {
+		size_t koff = (offset + (stagger ? (size_t)k : 0)) % 8;
+
+		for (size_t i = 0; i < count; i++)
+			fill(dt, inputs[k] + koff + i * elem);
+		in[k] = inputs[k] + koff;
+	}
+}
+
 static void check_variant(enum sc_simd simd)
 {
 	static const size_t counts[] = { 0, 1, 7, 8, 15, 31, 255, 256, 257, 1021, MAX_COUNT };
@@ -84,13 +102,7 @@ static void check_variant(enum sc_simd simd)
 					int nin = nins[ni];
 					const void *in[MAX_IN];
 
-					for (int k = 0; k < nin; k++) {
-						size_t koff = (offset + (size_t)k) % 8;
-
-						for (size_t i = 0; i < count; i++)
-							fill(dt, inputs[k] + koff + i * elem);
-						in[k] = inputs[k] + koff;
-					}
+					fill_inputs(dt, nin, count, offset, 1, in);
 					ref(want + offset, in, nin, count);
 					fast(got + offset, in, nin, count);
 					if (!same(dt, want + offset, got + offset, count))
@@ -112,6 +124,49 @@ static void check_variant(enum sc_simd simd)
 	       sc_simd_name(simd), cases);
 }
 
+static void check_partials(void)
+{
+	static const size_t counts[] = { 1, 7, 257, MAX_COUNT };
+	static const int nins[] = { 1, 2, 3, MAX_IN };
+	static _Alignas(16) unsigned char acc[MAX_COUNT * 16], other[MAX_COUNT * 16];
+	unsigned long cases = 0;
+
+	for (int dt = 0; dt < SC_DTYPE_ALL; dt++) {
+		size_t elem = sc_dtype_size((enum sc_dtype)dt);
+
+		for (int op = 0; op < SC_OP_ALL; op++) {
+			sc_kernel_fn ref = sc_kernel(SC_SIMD_SCALAR, dt, op);
+			const struct sc_partial *p = sc_partial(dt, op);
+
+			CHECK(!ref == !p);
+			if (!p)
+				continue;
+			CHECK(p->size >= elem && p->size <= 16);
+			for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+				for (size_t ni = 0; ni < sizeof(nins) / sizeof(nins[0]); ni++) {
+					size_t count = counts[c], offset = next() % 8;
+					int nin = nins[ni];
+					const void *in[MAX_IN];
+
+					fill_inputs(dt, nin, count, offset, 0, in);
+					ref(want + offset, in, nin, count);
+					p->load(acc, in[0], count);
+					for (int k = 1; k < nin; k++) {
+						p->load(other, in[k], count);
+						p->combine(acc, other, count);
+					}
+					p->finish(got + offset, acc, count, nin);
+					if (!same(dt, want + offset, got + offset, count))
+						FAIL("partial %s %s: %zu elements of %d inputs differ from the kernel",
+						     sc_dtype_name(dt), sc_op_name(op), count, nin);
+					cases++;
+				}
+		}
+	}
+	printf("ok - partial reductions equal the scalar kernels bit for bit (%lu cases)\n",
+	       cases);
+}
+
 int main(void)
 {
 	int ran = 0;
@@ -124,6 +179,7 @@ int main(void)
 		check_variant(simd);
 		ran++;
 	}
+	check_partials();
 	/* the scalar kernels are the reference: they must also be in the table */
 	CHECK(sc_kernel(SC_SIMD_SCALAR, SC_FP32, SC_SUM) == sc_kernels_scalar[SC_FP32][SC_SUM]);
 	CHECK(!sc_kernel(SC_SIMD_SCALAR, SC_FP32, SC_BAND));
