@@ -116,6 +116,14 @@ int shmemx_wait(shmemx_request_t *req);
 
 /* The algorithm the next allreduce of @bytes on @team would use, by name. */
 const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes);
+/*
+ * The same for any collective by name ("allreduce", "reduce_scatter",
+ * "allgather", "broadcast", "alltoall"; NULL for another name), @bytes
+ * being the larger of what one PE sends and receives: "pipeline" for the
+ * staged pipeline, or "oneshot", "rsag", "ring", "rhd", "hier", "chain".
+ */
+const char *shmemx_collective_algorithm(shmem_team_t team, const char *collective,
+					size_t bytes);
 /* The instruction set of the reduction kernels: "scalar", "avx2" or "avx512". */
 const char *shmemx_simd_name(void);
 

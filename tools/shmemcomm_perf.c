@@ -376,9 +376,8 @@ int main(int argc, char **argv)
 			       dtype_names[o.dtype],
 			       o.kind == ALLREDUCE || o.kind == REDUCE_SCATTER ? op_names[o.op] : "none",
 			       t * 1e6, algbw, algbw * bus, wrong_text,
-			       o.kind == ALLREDUCE ? shmemx_allreduce_algorithm(SHMEM_TEAM_WORLD,
-										 count * elem) :
-			       "pipeline");
+			       shmemx_collective_algorithm(SHMEM_TEAM_WORLD, kind_names[o.kind],
+							   total));
 			fflush(stdout);
 		}
 	}

@@ -135,6 +135,8 @@ struct sc_state {
 	unsigned long allocations;	/* calls to the allocator, for SHMEMCOMM_DEBUG */
 	struct sc_coll_tuning {
 		int algorithm;		/* SHMEMCOMM_ALLREDUCE_ALGO: -1 for by size */
+		int block_algorithm;	/* SHMEMCOMM_COLL_ALGO (reduce-scatter, all-gather) */
+		int broadcast_algorithm;	/* SHMEMCOMM_BROADCAST_ALGO */
 		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX */
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
 		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */

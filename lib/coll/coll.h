@@ -26,7 +26,12 @@ enum sc_coll_kind {
 	SC_COLL_KINDS
 };
 
-/* How an allreduce runs; the other collectives always use the pipeline. */
+/*
+ * How a collective runs. On a node: allreduce one-shot or rsag, the others
+ * the pipeline (-1). Across nodes also the pairwise algorithms: allreduce
+ * ring, rhd or hier; reduce-scatter and all-gather ring or rhd; broadcast
+ * chain; all-to-all the pipeline (each PE reads its blocks from each).
+ */
 enum sc_coll_algo {
 	SC_ALGO_ONESHOT,	/* inputs copied to flags-guarded buffers, each PE reduces all */
 	SC_ALGO_RSAG,		/* single-copy reduce-scatter, then all-gather, in chunks */
@@ -37,9 +42,11 @@ enum sc_coll_algo {
 	SC_ALGO_RING,		/* ring reduce-scatter, then ring all-gather */
 	SC_ALGO_RHD,		/* recursive halving, then recursive doubling (2^k PEs) */
 	SC_ALGO_HIER,		/* node's shared memory, then a ring or rhd per rail across nodes */
+	SC_ALGO_CHAIN,		/* broadcast: each member copies from the one before, from the root */
 	SC_ALGO_COUNT
 };
 
+#define SC_ALGO_DIRECT (-2)	/* a forced choice of the pipeline (sc.coll) */
 #define SC_COLL_STAGED UINT64_MAX	/* where: the PE's staging buffers */
 
 struct sc_coll_args {
@@ -75,6 +82,7 @@ struct shmemx_request {
 	sc_kernel_fn kernel;
 	const struct sc_partial *partial;	/* pairwise algorithms */
 	int rail_algo;		/* hier: the ring or rhd across nodes */
+	size_t pair_results_at;	/* in a pair buffer: staged results, after the partials */
 	uint64_t pair_base;	/* the team's pairwise step count as this request began */
 	int pair_step;		/* the next step of the current chunk */
 	/*
@@ -88,8 +96,12 @@ struct shmemx_request {
 /* Reads the SHMEMCOMM_ALLREDUCE_ and SHMEMCOMM_COLL_ variables: 0, or -1 after a message. */
 int sc_coll_tune(struct sc_coll_tuning *tuning);
 const char *sc_coll_algo_name(int algo);
+/* "allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall": the kind, or -1. */
+int sc_coll_kind_parse(const char *name);
 /* The allreduce algorithm for @bytes on @team. */
 int sc_coll_pick_algo(size_t bytes, const struct sc_team *team);
+/* The algorithm of a @kind (not allreduce) moving @bytes in all on @team; -1: the pipeline. */
+int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc_team *team);
 /* Whether @team lies on its nodes evenly enough for the hierarchical scheme. */
 int sc_coll_hier_fits(const struct sc_team *team);
 

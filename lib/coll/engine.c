@@ -44,7 +44,40 @@ static const char *const kind_names[SC_COLL_KINDS] = {
 	"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall",
 };
 static const char *const algo_names[SC_ALGO_COUNT] = { "oneshot", "rsag", "ring", "rhd",
-							 "hier" };
+							 "hier", "chain" };
+
+int sc_coll_kind_parse(const char *name)
+{
+	for (int k = 0; name && k < SC_COLL_KINDS; k++)
+		if (!strcmp(name, kind_names[k]))
+			return k;
+	return -1;
+}
+
+/*
+ * @var's value among @allowed (SC_ALGO_DIRECT: "direct"), or -1 for auto
+ * or unset: 0, or -1 after a message listing the choices.
+ */
+static int parse_algo(const char *var, const int *allowed, int count, int *out)
+{
+	const char *value = sc_env_string(var);
+	char list[128] = "auto";
+
+	*out = -1;
+	if (!value || !*value || !strcmp(value, "auto"))
+		return 0;
+	for (int i = 0; i < count; i++) {
+		const char *name = allowed[i] == SC_ALGO_DIRECT ? "direct" : algo_names[allowed[i]];
+
+		if (!strcmp(value, name)) {
+			*out = allowed[i];
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s", name);
+	}
+	sc_error("%s=%s: not one of %s", var, value, list);
+	return -1;
+}
 
 const char *sc_coll_algo_name(int algo)
 {
@@ -53,23 +86,19 @@ const char *sc_coll_algo_name(int algo)
 
 int sc_coll_tune(struct sc_coll_tuning *t)
 {
-	const char *algo = sc_env_string("SHMEMCOMM_ALLREDUCE_ALGO");
+	static const int allreduce[] = { SC_ALGO_ONESHOT, SC_ALGO_RSAG, SC_ALGO_RING, SC_ALGO_RHD,
+					 SC_ALGO_HIER };
+	static const int blocks[] = { SC_ALGO_DIRECT, SC_ALGO_RING, SC_ALGO_RHD };
+	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN };
 	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
 	uint64_t oneshot, chunk, stream, rhd;
 	enum sc_simd chosen;
 	int err;
 
-	t->algorithm = -1;
-	if (algo && strcmp(algo, "auto")) {
-		for (int i = 0; i < SC_ALGO_COUNT; i++)
-			if (!strcmp(algo, algo_names[i]))
-				t->algorithm = i;
-		if (t->algorithm < 0) {
-			sc_error("SHMEMCOMM_ALLREDUCE_ALGO=%s: not one of auto, oneshot, rsag, ring, rhd, hier",
-				 algo);
-			return -1;
-		}
-	}
+	if (parse_algo("SHMEMCOMM_ALLREDUCE_ALGO", allreduce, 5, &t->algorithm) ||
+	    parse_algo("SHMEMCOMM_COLL_ALGO", blocks, 3, &t->block_algorithm) ||
+	    parse_algo("SHMEMCOMM_BROADCAST_ALGO", broadcast, 2, &t->broadcast_algorithm))
+		return -1;
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
@@ -119,6 +148,29 @@ int sc_coll_hier_fits(const struct sc_team *team)
 	return team->nodes >= 2 && team->per_node >= 2 && team->per_node <= SC_PAIR_LOCAL_MAX;
 }
 
+/*
+ * Across nodes: reduce-scatter and all-gather by the allreduce's rule
+ * (rhd for small on 2^k PEs, else the ring), broadcast a chain from the
+ * root, so that the root's link carries the data once. On a node, and for
+ * all-to-all (each PE reads its blocks from each: pairs already), the
+ * pipeline.
+ */
+int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc_team *team)
+{
+	int power_of_two = !(team->size & (team->size - 1));
+	int forced = kind == SC_BROADCAST ? sc.coll.broadcast_algorithm : sc.coll.block_algorithm;
+
+	if (kind != SC_REDUCE_SCATTER && kind != SC_ALLGATHER && kind != SC_BROADCAST)
+		return -1;
+	if (forced != -1)
+		return forced == SC_ALGO_DIRECT ? -1 : forced;
+	if (!team->spans)
+		return -1;
+	if (kind == SC_BROADCAST)
+		return SC_ALGO_CHAIN;
+	return bytes <= sc.coll.rhd_max && power_of_two ? SC_ALGO_RHD : SC_ALGO_RING;
+}
+
 /* The rail's algorithm in the hierarchical scheme: by size and node count. */
 static int rail_algo(size_t bytes, const struct sc_team *team)
 {
@@ -129,7 +181,8 @@ static int rail_algo(size_t bytes, const struct sc_team *team)
 
 static int pairwise(int algo)
 {
-	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER;
+	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER ||
+	       algo == SC_ALGO_CHAIN;
 }
 
 static struct sc_coll_slot *slot_of(const struct shmemx_request *r, int member)
@@ -232,7 +285,7 @@ static char *staged_results(const struct shmemx_request *r, int pe)
 	struct sc_internal *in = sc_internal_of(pe);
 
 	if (pairwise(r->algo))
-		return in->pair[r->a.team->slot][r->chunk & 1] + r->chunk_len * r->partial->size;
+		return in->pair[r->a.team->slot][r->chunk & 1] + r->pair_results_at;
 	return in->stage_out[r->chunk & 1];
 }
 
@@ -726,13 +779,30 @@ static int group_steps(int algo, int n)
 	return algo == SC_ALGO_RING ? 2 * n - 1 : 2 * log2_of(n) + 1;
 }
 
-/* Steps per chunk: the hierarchical scheme adds the node's combine and copy. */
+/* The last step that combines: after it, each segment has one owner. */
+static int last_combine(int algo, int n)
+{
+	return algo == SC_ALGO_RING ? n - 1 : log2_of(n);
+}
+
+/*
+ * Steps per chunk. A reduce-scatter stops where each member owns its
+ * block; an all-gather starts there (its step 0 puts this PE's own block
+ * in place); the hierarchical scheme adds the node's combine and copy; a
+ * broadcast chain is one step, a copy from the member before.
+ */
 static int pair_steps(const struct shmemx_request *r)
 {
 	const struct sc_team *t = r->a.team;
 
 	if (r->algo == SC_ALGO_HIER)
 		return group_steps(r->rail_algo, t->nodes) + 2;
+	if (r->algo == SC_ALGO_CHAIN)
+		return 1;
+	if (r->a.kind == SC_REDUCE_SCATTER)
+		return last_combine(r->algo, t->size) + 1;
+	if (r->a.kind == SC_ALLGATHER)
+		return group_steps(r->algo, t->size) - last_combine(r->algo, t->size);
 	return group_steps(r->algo, t->size);
 }
 
@@ -776,6 +846,27 @@ static void plan_group_step(const struct pair_group *g, int me, int k, struct pa
 	}
 }
 
+/* Group step @k as the request's kind runs it (see pair_steps). */
+static void plan_kind_step(const struct shmemx_request *r, const struct pair_group *g, int me,
+			   int k, struct pair_plan *p)
+{
+	if (r->a.kind != SC_ALLGATHER) {
+		plan_group_step(g, me, k, p);
+		return;
+	}
+	if (k) {
+		plan_group_step(g, me, k + last_combine(g->algo, g->size), p);
+		return;
+	}
+	/* all-gather step 0: this PE's own block, the segment an allreduce would finish */
+	plan_group_step(g, me, last_combine(g->algo, g->size), p);
+	p->action = PAIR_LOAD;
+	p->partner = -1;
+	p->first = p->finish_seg;
+	p->last = p->first + 1;
+	p->finish = 0;
+}
+
 /* The team index of group member @index. */
 static int group_member(const struct shmemx_request *r, const struct pair_group *g, int index)
 {
@@ -784,14 +875,44 @@ static int group_member(const struct shmemx_request *r, const struct pair_group 
 	return g->rail < 0 ? index : t->by_node[index * t->per_node + g->rail];
 }
 
-/* Elements [*lo, *hi) of the group's segments [first, last). */
-static void segments_range(const struct shmemx_request *r, const struct pair_group *g,
-			   int first, int last, size_t *lo, size_t *hi)
-{
-	size_t unused;
+/*
+ * A run of a segment's elements: @at indexes source and dest (for the
+ * block collectives block * count + i), @buf the chunk's pair buffers.
+ */
+struct run {
+	size_t at, buf, len;
+};
 
-	cut(r, g->lo, g->hi, g->size, first, lo, &unused);
-	cut(r, g->lo, g->hi, g->size, last - 1, &unused, hi);
+/*
+ * Segments are slices of the group's range, or for reduce-scatter and
+ * all-gather whole blocks: the ring's finished segment me+1 is block me.
+ */
+static int block_of(const struct pair_group *g, int segment)
+{
+	return g->algo == SC_ALGO_RING ? (segment + g->size - 1) % g->size : segment;
+}
+
+/* Run @index of the group's segments [first, last); 0 past the last. */
+static int segment_run(const struct shmemx_request *r, const struct pair_group *g, int first,
+		       int last, int index, struct run *run)
+{
+	size_t lo, hi, a, b, unused;
+	int block;
+
+	chunk_range(r, &lo, &hi);
+	if (r->a.kind != SC_REDUCE_SCATTER && r->a.kind != SC_ALLGATHER) {
+		if (index)
+			return 0;
+		cut(r, g->lo, g->hi, g->size, first, &a, &unused);
+		cut(r, g->lo, g->hi, g->size, last - 1, &unused, &b);
+		*run = (struct run){ a, a - lo, b - a };
+		return 1;
+	}
+	if (first + index >= last)
+		return 0;
+	block = block_of(g, first + index);
+	*run = (struct run){ (size_t)block * r->a.count + lo, (size_t)block * r->chunk_len, hi - lo };
+	return 1;
 }
 
 /* Local index @l's slice of the current chunk, in the hierarchical scheme. */
@@ -824,10 +945,24 @@ static void pair_group_of(const struct shmemx_request *r, struct pair_group *g)
 }
 
 /* This PE's partial of element @i of the current chunk, and where it sits in every PE. */
-static char *partial_at(const struct shmemx_request *r, size_t i)
+static char *partial_at(const struct shmemx_request *r, size_t buf)
 {
 	return sc_internal_of(sc.me)->pair[r->a.team->slot][r->chunk & 1] +
-	       (i - r->chunk * r->chunk_len) * r->partial->size;
+	       buf * r->partial->size;
+}
+
+/*
+ * Where member @m keeps the results of @run: its dest on the heap, or its
+ * pair buffer; a reduce-scatter's only in this PE's own dest, read by none.
+ */
+static char *run_result(const struct shmemx_request *r, int m, const struct run *run)
+{
+	if (r->a.kind == SC_REDUCE_SCATTER)
+		return (char *)r->a.dest + (run->at - (size_t)r->a.team->my_index * r->a.count) *
+		       r->elem;
+	if (r->result_of[m])
+		return (char *)r->result_of[m] + run->at * r->elem;
+	return staged_results(r, sc_team_world_pe(r->a.team, m)) + run->buf * r->elem;
 }
 
 static _Thread_local struct {
@@ -920,27 +1055,51 @@ static void tell_node(const struct shmemx_request *r, uint64_t step)
 			     SC_PAIR_RAIL_LINES + t->local_index, step);
 }
 
-/* Combines member @m's partials of elements [lo, hi) into this PE's. */
-static void combine_from(const struct shmemx_request *r, int m, size_t lo, size_t hi)
+/* Combines member @m's partials of @run into this PE's. */
+static void combine_from(const struct shmemx_request *r, int m, const struct run *run)
 {
-	size_t bytes = (hi - lo) * r->partial->size;
+	size_t bytes = run->len * r->partial->size;
 	const char *theirs;
 
 	if (!bytes)
 		return;
-	theirs = fetch(r, m, sc_internal_offset(partial_at(r, lo)), bytes, scratch_for(bytes));
+	theirs = fetch(r, m, sc_internal_offset(partial_at(r, run->buf)), bytes,
+		       scratch_for(bytes));
 	sc_net_quiet(&sc.net);
-	r->partial->combine(partial_at(r, lo), theirs, hi - lo);
+	r->partial->combine(partial_at(r, run->buf), theirs, run->len);
 }
 
-/* Copies member @m's results of elements [lo, hi) into this PE's. */
-static void results_from(const struct shmemx_request *r, int m, size_t lo, size_t hi)
+/* Copies member @m's results of @run into this PE's. */
+static void results_from(const struct shmemx_request *r, int m, const struct run *run)
 {
-	if (hi == lo)
+	/* symmetric addresses: where member @m keeps them, as this PE's segment would */
+	const char *theirs = r->result_of[m] ? r->result_of[m] + run->at * r->elem :
+			     staged_results(r, sc.me) + run->buf * r->elem;
+
+	if (!run->len)
 		return;
-	copy_from(r, m, result_offset(r, m, lo), result_at(r, r->a.team->my_index, lo),
-		  (hi - lo) * r->elem);
+	copy_from(r, m, sc_internal_offset(theirs), run_result(r, r->a.team->my_index, run),
+		  run->len * r->elem);
 	sc_net_quiet(&sc.net);
+}
+
+/* Step 0's own data: loaded as partials, or (all-gather, broadcast) put in place. */
+static void load_run(const struct shmemx_request *r, const struct run *run)
+{
+	const char *from;
+	char *to;
+
+	if (!run->len)
+		return;
+	from = (const char *)r->a.source +
+	       (r->a.kind == SC_ALLGATHER ? run->at % r->a.count : run->at) * r->elem;
+	if (r->partial) {
+		r->partial->load(partial_at(r, run->buf), from, run->len);
+		return;
+	}
+	to = run_result(r, r->a.team->my_index, run);
+	if (to != from && run->len)
+		sc_copy(to, from, run->len * r->elem, 0);
 }
 
 /* Group step @k: 0 if its partner is not there and !@block. */
@@ -948,24 +1107,22 @@ static int group_step(struct shmemx_request *r, const struct pair_group *g, int 
 		      uint64_t step, int block)
 {
 	struct pair_plan p;
-	size_t lo, hi;
+	struct run run;
 
-	plan_group_step(g, g->me, k, &p);
+	plan_kind_step(r, g, g->me, k, &p);
 	if (p.partner >= 0 && !partner_ready(r, group_member(r, g, p.partner), p.line, step, block))
 		return 0;
-	segments_range(r, g, p.first, p.last, &lo, &hi);
-	if (p.action == PAIR_LOAD)
-		r->partial->load(partial_at(r, lo), (const char *)r->a.source + lo * r->elem,
-				 hi - lo);
-	else if (p.action == PAIR_COMBINE)
-		combine_from(r, group_member(r, g, p.partner), lo, hi);
-	else
-		results_from(r, group_member(r, g, p.partner), lo, hi);
-	if (p.finish) {
-		segments_range(r, g, p.finish_seg, p.finish_seg + 1, &lo, &hi);
-		r->partial->finish(result_at(r, r->a.team->my_index, lo), partial_at(r, lo),
-				   hi - lo, r->a.team->size);
+	for (int i = 0; segment_run(r, g, p.first, p.last, i, &run); i++) {
+		if (p.action == PAIR_LOAD)
+			load_run(r, &run);
+		else if (p.action == PAIR_COMBINE)
+			combine_from(r, group_member(r, g, p.partner), &run);
+		else
+			results_from(r, group_member(r, g, p.partner), &run);
 	}
+	if (p.finish && segment_run(r, g, p.finish_seg, p.finish_seg + 1, 0, &run))
+		r->partial->finish(run_result(r, r->a.team->my_index, &run),
+				   partial_at(r, run.buf), run.len, r->a.team->size);
 	return 1;
 }
 
@@ -979,11 +1136,43 @@ static void tell_group(const struct shmemx_request *r, const struct pair_group *
 	if (g->algo == SC_ALGO_RING) {
 		waiter = (g->me + 1) % g->size;
 	} else {
-		plan_group_step(g, g->me, k, &mine);
+		plan_kind_step(r, g, g->me, k, &mine);
 		waiter = mine.partner;
 	}
-	plan_group_step(g, waiter, k, &theirs);
+	plan_kind_step(r, g, waiter, k, &theirs);
 	tell(r, group_member(r, g, waiter), theirs.line, step);
+}
+
+/*
+ * A broadcast chain: each member copies the chunk from the member before
+ * it, from the root on, and says so to the member after it (line 0). The
+ * chain does not close, so a member also tells the one before it when it
+ * has read a chunk (line 1), and a member refills the buffers of chunk c
+ * only once the member after it has read them.
+ */
+static int chain_step(struct shmemx_request *r, uint64_t step, int block)
+{
+	const struct sc_team *t = r->a.team;
+	int n = t->size, me = t->my_index, root = r->a.root;
+	int left = (me + n - 1) % n, right = (me + 1) % n;
+	struct run run;
+	size_t lo, hi;
+
+	if (me != root && !partner_ready(r, left, 0, step + 1, block))
+		return 0;
+	if (right != root && r->chunk >= 2 && !partner_ready(r, right, 1, step - 1, block))
+		return 0;
+	chunk_range(r, &lo, &hi);
+	run = (struct run){ lo, 0, hi - lo };
+	if (me == root)
+		load_run(r, &run);
+	else
+		results_from(r, left, &run);
+	if (right != root)
+		tell(r, right, 0, step + 1);
+	if (me != root)
+		tell(r, left, 1, step + 1);
+	return 1;
 }
 
 /* One step of a pairwise algorithm; 0 if its partner is not there and !@block. */
@@ -993,31 +1182,39 @@ static int pair_step(struct shmemx_request *r, int block)
 	int k = r->pair_step, steps = pair_steps(r);
 	uint64_t step = r->pair_base + r->chunk * (uint64_t)steps + (uint64_t)k;
 	struct pair_group g;
+	struct run run;
 	size_t lo, hi;
 
+	if (r->algo == SC_ALGO_CHAIN)
+		return chain_step(r, step, block);
 	pair_group_of(r, &g);
 	if (r->algo != SC_ALGO_HIER) {
 		if (!group_step(r, &g, k, step, block))
 			return 0;
 	} else if (k == 0) {
 		chunk_range(r, &lo, &hi);
-		r->partial->load(partial_at(r, lo), (const char *)r->a.source + lo * r->elem,
-				 hi - lo);
+		run = (struct run){ lo, 0, hi - lo };
+		load_run(r, &run);
 	} else if (k == 1) {
 		if (!node_ready(r, step, block))
 			return 0;
+		chunk_range(r, &lo, &hi);
+		run = (struct run){ g.lo, g.lo - lo, g.hi - g.lo };
 		for (int l = 0; l < t->per_node; l++)
 			if (l != t->local_index)
-				combine_from(r, t->by_node[t->node_index * t->per_node + l], g.lo,
-					     g.hi);
+				combine_from(r, t->by_node[t->node_index * t->per_node + l], &run);
 	} else if (k == steps - 1) {
 		if (!node_ready(r, step, block))
 			return 0;
 		for (int l = 0; l < t->per_node; l++) {
+			size_t clo, chi;
+
 			if (l == t->local_index)
 				continue;
+			chunk_range(r, &clo, &chi);
 			node_slice(r, l, &lo, &hi);
-			results_from(r, t->by_node[t->node_index * t->per_node + l], lo, hi);
+			run = (struct run){ lo, lo - clo, hi - lo };
+			results_from(r, t->by_node[t->node_index * t->per_node + l], &run);
 		}
 	} else if (!group_step(r, &g, k - 1, step, block)) {
 		return 0;
@@ -1032,6 +1229,21 @@ static int pair_step(struct shmemx_request *r, int block)
 	else
 		tell_group(r, &g, k, step + 1);
 	return 1;
+}
+
+/* At a chunk's end: staged results to dest (a reduce-scatter wrote dest itself). */
+static void pair_gather(struct shmemx_request *r)
+{
+	struct pair_group g;
+	struct run run;
+
+	if (!r->result_staged || r->a.kind == SC_REDUCE_SCATTER)
+		return;
+	pair_group_of(r, &g);
+	g.lo = r->chunk * r->chunk_len;
+	g.hi = g.lo + r->chunk_len < r->a.count ? g.lo + r->chunk_len : r->a.count;
+	for (int i = 0; segment_run(r, &g, 0, g.size, i, &run); i++)
+		to_dest(r, run.at, staged_results(r, sc.me) + run.buf * r->elem, run.len);
 }
 
 /* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
@@ -1082,7 +1294,7 @@ static int advance(struct shmemx_request *r, int block)
 				if (!pair_step(r, block))
 					return 0;
 				if (++r->pair_step == pair_steps(r)) {
-					gather(r);
+					pair_gather(r);
 					r->pair_step = 0;
 					r->chunk++;
 				}
@@ -1185,10 +1397,13 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	src_bytes = bytes * (size_t)r->nblocks;
 	dst_bytes = a->kind == SC_ALLGATHER || a->kind == SC_ALLTOALL ? bytes * (size_t)t->size :
 		    bytes;
-	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t) : -1;
+	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t) :
+		  sc_coll_pick_kind_algo(a->kind, src_bytes > dst_bytes ? src_bytes : dst_bytes, t);
 	if (r->algo == SC_ALGO_RHD && (t->size & (t->size - 1))) {
-		sc_error("PE %d: %s: SHMEMCOMM_ALLREDUCE_ALGO=rhd needs a team of 2^k PEs, and this one has %d; use ring or auto",
-			 sc.me, a->what, t->size);
+		sc_error("PE %d: %s: %s=rhd needs a team of 2^k PEs, and this one has %d; use ring or auto",
+			 sc.me, a->what,
+			 a->kind == SC_ALLREDUCE ? "SHMEMCOMM_ALLREDUCE_ALGO" : "SHMEMCOMM_COLL_ALGO",
+			 t->size);
 		return -1;
 	}
 	if (r->algo == SC_ALGO_HIER && !sc_coll_hier_fits(t)) {
@@ -1198,7 +1413,8 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 		return -1;
 	}
 	r->rail_algo = r->algo == SC_ALGO_HIER ? rail_algo(bytes, t) : -1;
-	r->partial = pairwise(r->algo) ? sc_partial(a->dtype, a->op) : NULL;
+	r->partial = pairwise(r->algo) && (a->kind == SC_ALLREDUCE || a->kind == SC_REDUCE_SCATTER) ?
+		     sc_partial(a->dtype, a->op) : NULL;
 	/*
 	 * in-place all-to-all overwrites blocks the peers still read: stage it;
 	 * the pairwise algorithms never read a peer's source
@@ -1208,11 +1424,26 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->result_staged = !sc_heap_contains(a->dest, dst_bytes);
 	r->stream = dst_bytes >= sc.coll.stream_min;
 	line = 64 / r->elem ? 64 / r->elem : 1;
-	/* a pairwise chunk's partials and results fill the team's pair buffer */
-	len = r->partial ? (sc.coll.chunk < SC_COLL_PAIR_MAX ? sc.coll.chunk : SC_COLL_PAIR_MAX) /
-			   (r->partial->size + r->elem) :
-			   sc.coll.chunk / r->elem / (size_t)r->nblocks;
+	if (pairwise(r->algo)) {
+		/*
+		 * a chunk's partials (allreduce, reduce-scatter: every block)
+		 * and staged results (the others: every block of an all-gather)
+		 * fill the team's pair buffer
+		 */
+		size_t blocks = a->kind == SC_ALLREDUCE || a->kind == SC_BROADCAST ? 1 :
+				(size_t)t->size;
+		size_t per_element = r->partial ? r->partial->size : 0;
+
+		if (a->kind != SC_REDUCE_SCATTER)
+			per_element += r->elem;
+		len = (sc.coll.chunk < SC_COLL_PAIR_MAX ? sc.coll.chunk : SC_COLL_PAIR_MAX) /
+		      per_element / blocks;
+	} else {
+		len = sc.coll.chunk / r->elem / (size_t)r->nblocks;
+	}
 	r->chunk_len = len >= line ? len / line * line : len ? len : 1;
+	r->pair_results_at = r->partial ? r->chunk_len * r->partial->size *
+					  (a->kind == SC_REDUCE_SCATTER ? (size_t)t->size : 1) : 0;
 	r->nchunks = r->algo == SC_ALGO_ONESHOT || !a->count ? 1 :
 		     (a->count + r->chunk_len - 1) / r->chunk_len;
 	r->chunk = 0;

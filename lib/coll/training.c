@@ -188,6 +188,20 @@ const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes)
 	return sc_coll_algo_name(sc_coll_pick_algo(bytes, t ? t : &sc_team_world));
 }
 
+const char *shmemx_collective_algorithm(shmem_team_t team, const char *collective,
+					size_t bytes)
+{
+	const struct sc_team *t = team ? (const struct sc_team *)team : &sc_team_world;
+	int kind = sc_coll_kind_parse(collective);
+
+	sc_require_init("shmemx_collective_algorithm");
+	if (kind < 0)
+		return NULL;
+	if (kind == SC_ALLREDUCE)
+		return sc_coll_algo_name(sc_coll_pick_algo(bytes, t));
+	return sc_coll_algo_name(sc_coll_pick_kind_algo((enum sc_coll_kind)kind, bytes, t));
+}
+
 const char *shmemx_simd_name(void)
 {
 	sc_require_init("shmemx_simd_name");
