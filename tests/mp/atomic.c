@@ -1,16 +1,18 @@
 /* Atomics from every PE at once on one word: fetch_inc hands out every value
  * exactly once, and inc/add add up; every operation's own result, float and
  * double forms; wait_until and test in all forms; put with signal, with set
- * and add. */
+ * and add. An argument sets the rounds of contention (500; even, so that the
+ * xors undo themselves): fewer where every atomic is a message across
+ * emulated machines. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp.h"
 
-#define ROUNDS 500
-
-int main(void)
+int main(int argc, char **argv)
 {
+	const int ROUNDS = argc > 1 ? atoi(argv[1]) : 500;
 	uint64_t *counter, *tickets, *handed_out, *bits, *sig, *flags;
 	long *data;
 	double *real;
@@ -18,6 +20,10 @@ int main(void)
 	uint32_t *mask32;
 	int me, npes;
 
+	if (ROUNDS < 2 || ROUNDS % 2) {
+		fprintf(stderr, "usage: atomic [ROUNDS]: an even number of rounds, at least 2\n");
+		return 2;
+	}
 	shmem_init();
 	me = shmem_my_pe();
 	npes = shmem_n_pes();
