@@ -96,6 +96,12 @@ int shmemx_alltoall(shmem_team_t team, void *dest, const void *source, size_t co
  * are driven by one thread at a time. On a team that spans nodes the
  * same holds, with one limit: a stage's RDMA reads and writes, once begun,
  * complete before the call returns; the waits between stages do not block.
+ * Buffers off the symmetric heap go through this PE's staging buffers,
+ * which serve one request at a time (across nodes the ring, rhd, hier and
+ * chain algorithms use buffers of the team's own instead): such a request
+ * on another team waits for the one before it, driving it when blocking.
+ * So requests with buffers off the heap, on different teams, must be
+ * started in the same order on the PEs they share, and from one thread.
  */
 typedef struct shmemx_request *shmemx_request_t;
 

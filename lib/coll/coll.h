@@ -83,6 +83,7 @@ struct shmemx_request {
 	const struct sc_partial *partial;	/* pairwise algorithms */
 	int rail_algo;		/* hier: the ring or rhd across nodes */
 	size_t pair_results_at;	/* in a pair buffer: staged results, after the partials */
+	int big_buffers;	/* pairwise on the world team: in the PE's staging buffers */
 	uint64_t pair_base;	/* the team's pairwise step count as this request began */
 	int pair_step;		/* the next step of the current chunk */
 	/*

@@ -284,7 +284,7 @@ static char *staged_results(const struct shmemx_request *r, int pe)
 {
 	struct sc_internal *in = sc_internal_of(pe);
 
-	if (pairwise(r->algo))
+	if (pairwise(r->algo) && !r->big_buffers)
 		return in->pair[r->a.team->slot][r->chunk & 1] + r->pair_results_at;
 	return in->stage_out[r->chunk & 1];
 }
@@ -947,7 +947,10 @@ static void pair_group_of(const struct shmemx_request *r, struct pair_group *g)
 /* This PE's partial of element @i of the current chunk, and where it sits in every PE. */
 static char *partial_at(const struct shmemx_request *r, size_t buf)
 {
-	return sc_internal_of(sc.me)->pair[r->a.team->slot][r->chunk & 1] +
+	struct sc_internal *mine = sc_internal_of(sc.me);
+
+	return (r->big_buffers ? mine->stage_in[r->chunk & 1] :
+				 mine->pair[r->a.team->slot][r->chunk & 1]) +
 	       buf * r->partial->size;
 }
 
@@ -1246,12 +1249,45 @@ static void pair_gather(struct shmemx_request *r)
 		to_dest(r, run.at, staged_results(r, sc.me) + run.buf * r->elem, run.len);
 }
 
+/*
+ * The PE's staging buffers (stage_in, stage_out) are its own, not a
+ * team's: one request at a time stages through them, from its first stage
+ * to its end (when no peer reads them any more). Another team's request
+ * that needs them waits before its first stage; blocking, it drives the
+ * owner's team meanwhile. So requests that stage, on different teams, must
+ * start in the same order on the PEs they share (else each waits for the
+ * other, and SHMEMCOMM_TIMEOUT ends it). The pairwise algorithms of the
+ * world team take them too, for chunks 16 times those of their own
+ * buffers; on other teams they use the team's pair buffers.
+ */
+static struct shmemx_request *stage_owner;
+
+static int stages(const struct shmemx_request *r)
+{
+	return r->big_buffers || (!pairwise(r->algo) && r->algo != SC_ALGO_ONESHOT &&
+				  (r->src_staged || r->result_staged));
+}
+
+/* Whether @r may stage now; with @block, waits (driving the owner) until so. */
+static int take_staging(struct shmemx_request *r, int block)
+{
+	while (stage_owner && stage_owner != r) {
+		if (!block)
+			return 0;
+		sc_coll_finish(stage_owner);
+	}
+	stage_owner = r;
+	return 1;
+}
+
 /* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
 static int advance(struct shmemx_request *r, int block)
 {
 	for (;;) {
 		switch (r->pc) {
 		case PC_STAGE:
+			if (r->chunk == 0 && stages(r) && !take_staging(r, block))
+				return 0;
 			if (r->chunk == 0)
 				describe(r);
 			stage(r);
@@ -1312,6 +1348,8 @@ static int advance(struct shmemx_request *r, int block)
 			break;
 		case PC_DONE:
 		default:
+			if (stage_owner == r)
+				stage_owner = NULL;
 			r->done = 1;
 			return 1;
 		}
@@ -1424,20 +1462,23 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->result_staged = !sc_heap_contains(a->dest, dst_bytes);
 	r->stream = dst_bytes >= sc.coll.stream_min;
 	line = 64 / r->elem ? 64 / r->elem : 1;
+	r->big_buffers = pairwise(r->algo) && t->slot == SC_SLOT_WORLD;
 	if (pairwise(r->algo)) {
 		/*
 		 * a chunk's partials (allreduce, reduce-scatter: every block)
-		 * and staged results (the others: every block of an all-gather)
-		 * fill the team's pair buffer
+		 * and staged results (the others: every block of an all-gather):
+		 * in the staging buffers, partials in stage_in and results in
+		 * stage_out; or both in the team's pair buffer
 		 */
 		size_t blocks = a->kind == SC_ALLREDUCE || a->kind == SC_BROADCAST ? 1 :
 				(size_t)t->size;
-		size_t per_element = r->partial ? r->partial->size : 0;
+		size_t partial = r->partial ? r->partial->size : 0;
+		size_t result = a->kind == SC_REDUCE_SCATTER ? 0 : r->elem;
+		size_t room = r->big_buffers ? SC_COLL_STAGE_MAX : SC_COLL_PAIR_MAX;
 
-		if (a->kind != SC_REDUCE_SCATTER)
-			per_element += r->elem;
-		len = (sc.coll.chunk < SC_COLL_PAIR_MAX ? sc.coll.chunk : SC_COLL_PAIR_MAX) /
-		      per_element / blocks;
+		room = sc.coll.chunk < room ? sc.coll.chunk : room;
+		len = room / blocks / (r->big_buffers ? (partial > result ? partial : result) :
+							partial + result);
 	} else {
 		len = sc.coll.chunk / r->elem / (size_t)r->nblocks;
 	}

@@ -1,8 +1,8 @@
 /*
  * Non-blocking training collectives: several outstanding at once, on the
  * world team and on a split team, with compute and shmemx_test between
- * start and wait, completing in order with the right data; count 0; and
- * the argument errors.
+ * start and wait, completing in order with the right data; count 0; the
+ * argument errors; and two staged requests on different teams at once.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -149,6 +149,34 @@ int main(void)
 			want += (float)((pe + i) % 11);
 		MP_CHECK(sum_dst[i] == want);
 	}
+
+	/*
+	 * Two staged requests on different teams at once (buffers off the heap,
+	 * more than one chunk each): they share this PE's staging buffers, so
+	 * the second waits for the first instead of overwriting its chunks.
+	 */
+	int32_t *world_src = malloc(COUNT * sizeof(int32_t)), *world_dst = malloc(COUNT * sizeof(int32_t));
+
+	MP_CHECK(world_src && world_dst);
+	for (int i = 0; i < COUNT; i++) {
+		world_src[i] = me + i % 7;
+		priv_src[i] = 1000 * me + i % 5;
+	}
+	shmem_barrier_all();
+	MP_CHECK(!shmemx_allreduce_nb(SHMEM_TEAM_WORLD, world_dst, world_src, COUNT, SHMEMX_INT32,
+				      SHMEMX_SUM, &req[0]));
+	req[1] = NULL;
+	if (evens != SHMEM_TEAM_INVALID)
+		MP_CHECK(!shmemx_allreduce_nb(evens, priv_dst, priv_src, COUNT, SHMEMX_INT32,
+					      SHMEMX_MAX, &req[1]));
+	MP_CHECK(!shmemx_wait(&req[1]) && !shmemx_wait(&req[0]));
+	for (int i = 0; i < COUNT; i++)
+		MP_CHECK(world_dst[i] == n * (n - 1) / 2 + n * (i % 7));
+	if (evens != SHMEM_TEAM_INVALID)
+		for (int i = 0; i < COUNT; i++)	/* the highest even PE */
+			MP_CHECK(priv_dst[i] == 1000 * ((n - 1) / 2 * 2) + i % 5);
+	free(world_src);
+	free(world_dst);
 
 	if (evens != SHMEM_TEAM_INVALID)
 		shmem_team_destroy(evens);
