@@ -458,7 +458,7 @@ static void *amo_service(void *arg)
 			struct sc_amo_mail *m = &mine->amo_mail[pe];
 			uint64_t seq = atomic_load_explicit(&m->seq, memory_order_acquire), old;
 
-			if (seq == served[pe])
+			if (seq == served[pe] || seq != m->check)
 				continue;
 			served[pe] = seq;
 			answered = 1;
@@ -516,7 +516,8 @@ static uint64_t amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsi
 
 	pthread_mutex_lock(&net->amo_lock);
 	seq = ++net->amo_seq;
-	sc_net_put(net, pe, mail + 8, (char *)&request + 8, 32, 0);
+	request.check = seq;
+	sc_net_put(net, pe, mail + 8, (char *)&request + 8, 40, 0);
 	sc_net_put(net, pe, mail, &seq, sizeof(seq), 0);
 	amo_waited_pe = pe;
 	sc_net_name_lost(&pe, 1, lost, sizeof(lost));

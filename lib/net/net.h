@@ -56,8 +56,16 @@ struct sc_amo_mail {
 	uint64_t cond;
 	uint32_t op;		/* enum sc_net_amo */
 	uint32_t size;		/* 4 or 8 */
-	char pad[24];
+	/*
+	 * @seq again, written with the body: a NIC may place @seq a byte at a
+	 * time (rxe's memcpy does, under QEMU), and a half-written @seq must
+	 * not pass for a new request
+	 */
+	uint64_t check;
+	char pad[16];
 };
+
+_Static_assert(sizeof(struct sc_amo_mail) == 64, "a cache line per requester");
 
 struct sc_amo_reply {
 	uint64_t old;
