@@ -179,14 +179,7 @@ FLOAT_OPS(NATIVE_FLOAT, fp64, u_double, double)
 FLOAT_OPS(NATIVE_FLOAT, ldouble, u_ldouble, long double)
 FLOAT_OPS(HALF_FLOAT, fp16, LOAD_FP16_BLOCK, STORE_FP16_BLOCK)
 FLOAT_OPS(HALF_FLOAT, bf16, NAME(load_bf16), NAME(store_bf16))
-INTEGER_OPS(int8, u_i8, int8_t, uint8_t, int64_t)
-INTEGER_OPS(int16, u_i16, int16_t, uint16_t, int64_t)
-INTEGER_OPS(int32, u_i32, int32_t, uint32_t, int64_t)
-INTEGER_OPS(int64, u_i64, int64_t, uint64_t, __int128)
-INTEGER_OPS(uint8, u_u8, uint8_t, uint8_t, uint64_t)
-INTEGER_OPS(uint16, u_u16, uint16_t, uint16_t, uint64_t)
-INTEGER_OPS(uint32, u_u32, uint32_t, uint32_t, uint64_t)
-INTEGER_OPS(uint64, u_u64, uint64_t, uint64_t, unsigned __int128)
+SC_INTEGER_DTYPES(INTEGER_OPS)
 
 #define FLOAT_ROW(TNAME)                                                          \
 	{ NAME(TNAME##_sum), NAME(TNAME##_prod), NAME(TNAME##_min), NAME(TNAME##_max), \
@@ -196,11 +189,5 @@ INTEGER_OPS(uint64, u_u64, uint64_t, uint64_t, unsigned __int128)
 	  NAME(TNAME##_avg), NAME(TNAME##_band), NAME(TNAME##_bor), NAME(TNAME##_bxor) }
 
 const sc_kernel_fn CAT(sc_kernels_, SUFFIX)[SC_DTYPE_ALL][SC_OP_ALL] = {
-	[SC_FP32] = FLOAT_ROW(fp32),	[SC_FP64] = FLOAT_ROW(fp64),
-	[SC_FP16] = FLOAT_ROW(fp16),	[SC_BF16] = FLOAT_ROW(bf16),
-	[SC_INT8] = INT_ROW(int8),	[SC_INT16] = INT_ROW(int16),
-	[SC_INT32] = INT_ROW(int32),	[SC_INT64] = INT_ROW(int64),
-	[SC_UINT8] = INT_ROW(uint8),	[SC_UINT16] = INT_ROW(uint16),
-	[SC_UINT32] = INT_ROW(uint32),	[SC_UINT64] = INT_ROW(uint64),
-	[SC_LDOUBLE] = FLOAT_ROW(ldouble),
+	SC_DTYPE_ROWS(FLOAT_ROW, INT_ROW),
 };

@@ -74,27 +74,14 @@ FLOAT_PARTIALS(fp64, u_double, double, SAME, SAME)
 FLOAT_PARTIALS(ldouble, u_ldouble, long double, SAME, SAME)
 FLOAT_PARTIALS(fp16, u_u16, float, sc_fp16_to_float, sc_float_to_fp16)
 FLOAT_PARTIALS(bf16, u_u16, float, bf16_to_float, sc_float_to_bf16)
-INT_PARTIALS(int8, u_i8, int8_t, uint8_t, int64_t)
-INT_PARTIALS(int16, u_i16, int16_t, uint16_t, int64_t)
-INT_PARTIALS(int32, u_i32, int32_t, uint32_t, int64_t)
-INT_PARTIALS(int64, u_i64, int64_t, uint64_t, __int128)
-INT_PARTIALS(uint8, u_u8, uint8_t, uint8_t, uint64_t)
-INT_PARTIALS(uint16, u_u16, uint16_t, uint16_t, uint64_t)
-INT_PARTIALS(uint32, u_u32, uint32_t, uint32_t, uint64_t)
-INT_PARTIALS(uint64, u_u64, uint64_t, uint64_t, unsigned __int128)
+SC_INTEGER_DTYPES(INT_PARTIALS)
 
 #define FLOAT_ROW(T) { &T##_sum, &T##_prod, &T##_min, &T##_max, &T##_avg, NULL, NULL, NULL }
 #define INT_ROW(T) \
 	{ &T##_sum, &T##_prod, &T##_min, &T##_max, &T##_avg, &T##_band, &T##_bor, &T##_bxor }
 
 static const struct sc_partial *const partials[SC_DTYPE_ALL][SC_OP_ALL] = {
-	[SC_FP32] = FLOAT_ROW(fp32),	[SC_FP64] = FLOAT_ROW(fp64),
-	[SC_FP16] = FLOAT_ROW(fp16),	[SC_BF16] = FLOAT_ROW(bf16),
-	[SC_INT8] = INT_ROW(int8),	[SC_INT16] = INT_ROW(int16),
-	[SC_INT32] = INT_ROW(int32),	[SC_INT64] = INT_ROW(int64),
-	[SC_UINT8] = INT_ROW(uint8),	[SC_UINT16] = INT_ROW(uint16),
-	[SC_UINT32] = INT_ROW(uint32),	[SC_UINT64] = INT_ROW(uint64),
-	[SC_LDOUBLE] = FLOAT_ROW(ldouble),
+	SC_DTYPE_ROWS(FLOAT_ROW, INT_ROW),
 };
 
 const struct sc_partial *sc_partial(enum sc_dtype dtype, enum sc_op op)
