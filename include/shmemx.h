@@ -97,11 +97,11 @@ int shmemx_alltoall(shmem_team_t team, void *dest, const void *source, size_t co
  * same holds, with one limit: a stage's RDMA reads and writes, once begun,
  * complete before the call returns; the waits between stages do not block.
  * Buffers off the symmetric heap go through this PE's staging buffers,
- * which serve one request at a time (across nodes the ring, rhd, hier and
- * chain algorithms use buffers of the team's own instead): such a request
- * on another team waits for the one before it, driving it when blocking.
- * So requests with buffers off the heap, on different teams, must be
- * started in the same order on the PEs they share, and from one thread.
+ * which serve one request at a time, as do the world team's collectives
+ * across nodes (other teams' use buffers of the team's own): such a
+ * request on another team waits for the one before it, driving it when
+ * blocking. So those requests, on different teams, must be started in the
+ * same order on the PEs they share, and from one thread.
  */
 typedef struct shmemx_request *shmemx_request_t;
 
