@@ -1035,6 +1035,12 @@ static void tell(const struct shmemx_request *r, int m, int line, uint64_t step)
 		      sc_internal_offset(&sc_internal_of(sc.me)->coll_pair[t->slot][line]), step);
 }
 
+/* The team index of this node's member with local index @l. */
+static int node_member(const struct sc_team *t, int l)
+{
+	return t->by_node[t->node_index * t->per_node + l];
+}
+
 /* Every other PE of this node in the team, for the hierarchical steps. */
 static int node_ready(const struct shmemx_request *r, uint64_t step, int block)
 {
@@ -1042,7 +1048,7 @@ static int node_ready(const struct shmemx_request *r, uint64_t step, int block)
 
 	for (int l = 0; l < t->per_node; l++)
 		if (l != t->local_index &&
-		    !partner_ready(r, t->by_node[t->node_index * t->per_node + l],
+		    !partner_ready(r, node_member(t, l),
 				   SC_PAIR_RAIL_LINES + l, step, block))
 			return 0;
 	return 1;
@@ -1054,7 +1060,7 @@ static void tell_node(const struct shmemx_request *r, uint64_t step)
 
 	for (int l = 0; l < t->per_node; l++)
 		if (l != t->local_index)
-			tell(r, t->by_node[t->node_index * t->per_node + l],
+			tell(r, node_member(t, l),
 			     SC_PAIR_RAIL_LINES + t->local_index, step);
 }
 
@@ -1205,19 +1211,19 @@ static int pair_step(struct shmemx_request *r, int block)
 		run = (struct run){ g.lo, g.lo - lo, g.hi - g.lo };
 		for (int l = 0; l < t->per_node; l++)
 			if (l != t->local_index)
-				combine_from(r, t->by_node[t->node_index * t->per_node + l], &run);
+				combine_from(r, node_member(t, l), &run);
 	} else if (k == steps - 1) {
 		if (!node_ready(r, step, block))
 			return 0;
-		for (int l = 0; l < t->per_node; l++) {
-			size_t clo, chi;
+		size_t clo, chi;
 
+		chunk_range(r, &clo, &chi);
+		for (int l = 0; l < t->per_node; l++) {
 			if (l == t->local_index)
 				continue;
-			chunk_range(r, &clo, &chi);
 			node_slice(r, l, &lo, &hi);
 			run = (struct run){ lo, lo - clo, hi - lo };
-			results_from(r, t->by_node[t->node_index * t->per_node + l], &run);
+			results_from(r, node_member(t, l), &run);
 		}
 	} else if (!group_step(r, &g, k - 1, step, block)) {
 		return 0;
@@ -1243,8 +1249,7 @@ static void pair_gather(struct shmemx_request *r)
 	if (!r->result_staged || r->a.kind == SC_REDUCE_SCATTER)
 		return;
 	pair_group_of(r, &g);
-	g.lo = r->chunk * r->chunk_len;
-	g.hi = g.lo + r->chunk_len < r->a.count ? g.lo + r->chunk_len : r->a.count;
+	chunk_range(r, &g.lo, &g.hi);
 	for (int i = 0; segment_run(r, &g, 0, g.size, i, &run); i++)
 		to_dest(r, run.at, staged_results(r, sc.me) + run.buf * r->elem, run.len);
 }
