@@ -24,7 +24,7 @@
 #define SC_COLL_PAIR_MAX (64u << 10)	/* a team's partials and results of one pairwise chunk */
 #define SC_PAIR_RAIL_LINES 16	/* a pairwise step's partner lines: ring 0, rhd a round each */
 #define SC_PAIR_LOCAL_MAX 16	/* then one line per PE of the node, in hierarchical steps */
-#define SC_PAIR_LINES (SC_PAIR_RAIL_LINES + SC_PAIR_LOCAL_MAX)
+#define SC_PAIR_LINES (SC_PAIR_RAIL_LINES + 2 * SC_PAIR_LOCAL_MAX)	/* node lines by chunk parity */
 
 struct sc_line {
 	_Atomic uint64_t value;
@@ -141,6 +141,7 @@ struct sc_state {
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
 		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
 		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */
+		int hier_pipeline;	/* SHMEMCOMM_HIER_PIPELINE */
 		int simd;		/* SHMEMCOMM_SIMD, an enum sc_simd */
 	} coll;
 	struct sc_launch launch;

@@ -86,6 +86,9 @@ struct shmemx_request {
 	int big_buffers;	/* pairwise on the world team: in the PE's staging buffers */
 	uint64_t pair_base;	/* the team's pairwise step count as this request began */
 	int pair_step;		/* the next step of the current chunk */
+	int ahead;		/* hier: steps of the next chunk already run (engine.c: run_ahead) */
+	int running_ahead;
+	size_t chunks_ahead;	/* chunks whose node phases ran during the chunk before */
 	/*
 	 * per member: its source and results in this process, or when the team
 	 * @spans nodes, their symmetric addresses in this PE's heap; NULL: staged

@@ -92,6 +92,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN };
 	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
 	uint64_t oneshot, chunk, stream, rhd;
+	long pipeline;
 	enum sc_simd chosen;
 	int err;
 
@@ -103,7 +104,8 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 			&oneshot) ||
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
 	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream) ||
-	    sc_env_size("SHMEMCOMM_ALLREDUCE_RHD_MAX", 256u << 10, 0, UINT64_MAX, &rhd))
+	    sc_env_size("SHMEMCOMM_ALLREDUCE_RHD_MAX", 256u << 10, 0, UINT64_MAX, &rhd) ||
+	    sc_env_long("SHMEMCOMM_HIER_PIPELINE", 1, 0, 1, &pipeline))
 		return -1;
 	err = sc_simd_parse(simd, &chosen);
 	if (err) {
@@ -116,6 +118,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	t->chunk = chunk;
 	t->stream_min = stream;
 	t->rhd_max = rhd;
+	t->hier_pipeline = (int)pipeline;
 	t->simd = chosen;
 	return 0;
 }
@@ -1041,6 +1044,15 @@ static int node_member(const struct sc_team *t, int l)
 	return t->by_node[t->node_index * t->per_node + l];
 }
 
+/*
+ * The line that node member @l tells this PE on, in the hierarchical
+ * steps: one set per chunk parity, as the pipeline runs two chunks.
+ */
+static int node_line(const struct shmemx_request *r, int l)
+{
+	return SC_PAIR_RAIL_LINES + (int)(r->chunk & 1) * SC_PAIR_LOCAL_MAX + l;
+}
+
 /* Every other PE of this node in the team, for the hierarchical steps. */
 static int node_ready(const struct shmemx_request *r, uint64_t step, int block)
 {
@@ -1048,8 +1060,7 @@ static int node_ready(const struct shmemx_request *r, uint64_t step, int block)
 
 	for (int l = 0; l < t->per_node; l++)
 		if (l != t->local_index &&
-		    !partner_ready(r, node_member(t, l),
-				   SC_PAIR_RAIL_LINES + l, step, block))
+		    !partner_ready(r, node_member(t, l), node_line(r, l), step, block))
 			return 0;
 	return 1;
 }
@@ -1060,26 +1071,40 @@ static void tell_node(const struct shmemx_request *r, uint64_t step)
 
 	for (int l = 0; l < t->per_node; l++)
 		if (l != t->local_index)
-			tell(r, node_member(t, l),
-			     SC_PAIR_RAIL_LINES + t->local_index, step);
+			tell(r, node_member(t, l), node_line(r, t->local_index), step);
 }
 
-/* Combines member @m's partials of @run into this PE's. */
-static void combine_from(const struct shmemx_request *r, int m, const struct run *run)
+static void run_ahead(struct shmemx_request *r);
+
+/* Whether member @m is reached through the NIC. */
+static int remote(const struct shmemx_request *r, int m)
+{
+	return !sc.mem.base[sc_team_world_pe(r->a.team, m)];
+}
+
+/*
+ * Combines member @m's partials of @run into this PE's. While the NIC
+ * reads a remote member's, the next chunk's node phases run.
+ */
+static void combine_from(struct shmemx_request *r, int m, const struct run *run)
 {
 	size_t bytes = run->len * r->partial->size;
 	const char *theirs;
 
 	if (!bytes)
 		return;
+	/* the scratch is only touched for remote reads: none is in flight while it grows */
 	theirs = fetch(r, m, sc_internal_offset(partial_at(r, run->buf)), bytes,
-		       scratch_for(bytes));
-	sc_net_quiet(&sc.net);
+		       remote(r, m) ? scratch_for(bytes) : NULL);
+	if (remote(r, m)) {
+		run_ahead(r);
+		sc_net_quiet(&sc.net);
+	}
 	r->partial->combine(partial_at(r, run->buf), theirs, run->len);
 }
 
-/* Copies member @m's results of @run into this PE's. */
-static void results_from(const struct shmemx_request *r, int m, const struct run *run)
+/* Copies member @m's results of @run into this PE's (and runs ahead as above). */
+static void results_from(struct shmemx_request *r, int m, const struct run *run)
 {
 	/* symmetric addresses: where member @m keeps them, as this PE's segment would */
 	const char *theirs = r->result_of[m] ? r->result_of[m] + run->at * r->elem :
@@ -1089,7 +1114,10 @@ static void results_from(const struct shmemx_request *r, int m, const struct run
 		return;
 	copy_from(r, m, sc_internal_offset(theirs), run_result(r, r->a.team->my_index, run),
 		  run->len * r->elem);
-	sc_net_quiet(&sc.net);
+	if (remote(r, m)) {
+		run_ahead(r);
+		sc_net_quiet(&sc.net);
+	}
 }
 
 /* Step 0's own data: loaded as partials, or (all-gather, broadcast) put in place. */
@@ -1119,8 +1147,11 @@ static int group_step(struct shmemx_request *r, const struct pair_group *g, int 
 	struct run run;
 
 	plan_kind_step(r, g, g->me, k, &p);
-	if (p.partner >= 0 && !partner_ready(r, group_member(r, g, p.partner), p.line, step, block))
-		return 0;
+	if (p.partner >= 0 && !partner_ready(r, group_member(r, g, p.partner), p.line, step, 0)) {
+		run_ahead(r);
+		if (!partner_ready(r, group_member(r, g, p.partner), p.line, step, block))
+			return 0;
+	}
 	for (int i = 0; segment_run(r, g, p.first, p.last, i, &run); i++) {
 		if (p.action == PAIR_LOAD)
 			load_run(r, &run);
@@ -1184,15 +1215,120 @@ static int chain_step(struct shmemx_request *r, uint64_t step, int block)
 	return 1;
 }
 
-/* One step of a pairwise algorithm; 0 if its partner is not there and !@block. */
+/* The team's count of pairwise steps at step @k of the current chunk. */
+static uint64_t step_number(const struct shmemx_request *r, int k)
+{
+	return r->pair_base + r->chunk * (uint64_t)pair_steps(r) + (uint64_t)k;
+}
+
+/*
+ * The hierarchical scheme's node phases. Node members are on this node,
+ * mapped (nodes are found by what maps what): these are loads and stores.
+ */
+static void hier_load(struct shmemx_request *r)
+{
+	size_t lo, hi;
+
+	chunk_range(r, &lo, &hi);
+	load_run(r, &(struct run){ lo, 0, hi - lo });
+}
+
+/* This PE's node slice: the other node members' partials combined into its own. */
+static void hier_node_combine(struct shmemx_request *r)
+{
+	const struct sc_team *t = r->a.team;
+	size_t clo, chi, lo, hi;
+	struct run run;
+
+	chunk_range(r, &clo, &chi);
+	node_slice(r, t->local_index, &lo, &hi);
+	run = (struct run){ lo, lo - clo, hi - lo };
+	for (int l = 0; l < t->per_node; l++)
+		if (l != t->local_index)
+			combine_from(r, node_member(t, l), &run);
+}
+
+/* The other node members' finished slices copied into this PE's results. */
+static void hier_node_copy(struct shmemx_request *r)
+{
+	const struct sc_team *t = r->a.team;
+	size_t clo, chi, lo, hi;
+
+	chunk_range(r, &clo, &chi);
+	for (int l = 0; l < t->per_node; l++) {
+		if (l == t->local_index)
+			continue;
+		node_slice(r, l, &lo, &hi);
+		results_from(r, node_member(t, l), &(struct run){ lo, lo - clo, hi - lo });
+	}
+}
+
+/* Tells the rail that this PE combined the node's partials of the next chunk. */
+static void tell_rail_ahead(struct shmemx_request *r)
+{
+	struct pair_group g;
+
+	r->chunk++;
+	pair_group_of(r, &g);
+	tell_group(r, &g, 1, step_number(r, 2));
+	r->chunk--;
+}
+
+/*
+ * The hierarchical scheme's pipeline: while this PE's rail runs chunk c
+ * across nodes (its partner not there yet, or the NIC reading), the node
+ * phases of chunk c + 1 run: its load, and once every node member has
+ * loaded it, the node combine. Called while c's rail or node copy waits.
+ *
+ * Chunk c + 1's partial buffers held chunk c - 1's, and nobody reads them
+ * any more: the node members combined them before they finished c - 1's
+ * rail, which this PE's node copy of c - 1 waited for; and this PE's rail
+ * partners, since this PE completed c - 1's rail, whose every step waits
+ * for the partner's step before it (around the ring, or across the rhd
+ * rounds, so each partner is past its last combine). The node lines are
+ * kept by chunk parity, so that "loaded c + 1" never passes for
+ * "finished c"; the rail lines count steps in order, so the rail hears
+ * that c + 1 is combined only once this PE's rail is past c.
+ */
+static void run_ahead(struct shmemx_request *r)
+{
+	int steps = pair_steps(r);
+	uint64_t step;
+
+	if (r->algo != SC_ALGO_HIER || !sc.coll.hier_pipeline || r->running_ahead ||
+	    r->ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair_step < 2)
+		return;
+	r->running_ahead = 1;
+	r->chunk++;
+	step = step_number(r, r->ahead);
+	if (r->ahead == 0) {
+		hier_load(r);
+		tell_node(r, step + 1);
+		r->ahead = 1;
+		step++;
+	}
+	if (node_ready(r, step, 0)) {
+		hier_node_combine(r);
+		r->ahead = 2;
+		r->chunks_ahead++;
+	}
+	r->chunk--;
+	if (r->ahead == 2 && r->pair_step == steps - 1)
+		tell_rail_ahead(r);
+	r->running_ahead = 0;
+}
+
+/*
+ * One step of a pairwise algorithm; 0 if its partner is not there and
+ * !@block. The hierarchical scheme's chunk: load (0), node combine (1),
+ * the rail's steps across nodes, node copy (the last).
+ */
 static int pair_step(struct shmemx_request *r, int block)
 {
 	struct sc_team *t = r->a.team;
 	int k = r->pair_step, steps = pair_steps(r);
-	uint64_t step = r->pair_base + r->chunk * (uint64_t)steps + (uint64_t)k;
+	uint64_t step = step_number(r, k);
 	struct pair_group g;
-	struct run run;
-	size_t lo, hi;
 
 	if (r->algo == SC_ALGO_CHAIN)
 		return chain_step(r, step, block);
@@ -1201,42 +1337,32 @@ static int pair_step(struct shmemx_request *r, int block)
 		if (!group_step(r, &g, k, step, block))
 			return 0;
 	} else if (k == 0) {
-		chunk_range(r, &lo, &hi);
-		run = (struct run){ lo, 0, hi - lo };
-		load_run(r, &run);
-	} else if (k == 1) {
-		if (!node_ready(r, step, block))
-			return 0;
-		chunk_range(r, &lo, &hi);
-		run = (struct run){ g.lo, g.lo - lo, g.hi - g.lo };
-		for (int l = 0; l < t->per_node; l++)
-			if (l != t->local_index)
-				combine_from(r, node_member(t, l), &run);
-	} else if (k == steps - 1) {
-		if (!node_ready(r, step, block))
-			return 0;
-		size_t clo, chi;
-
-		chunk_range(r, &clo, &chi);
-		for (int l = 0; l < t->per_node; l++) {
-			if (l == t->local_index)
-				continue;
-			node_slice(r, l, &lo, &hi);
-			run = (struct run){ lo, lo - clo, hi - lo };
-			results_from(r, node_member(t, l), &run);
+		hier_load(r);
+	} else if (k == 1 || k == steps - 1) {
+		if (!node_ready(r, step, 0)) {
+			run_ahead(r);
+			if (!node_ready(r, step, block))
+				return 0;
 		}
+		if (k == 1)
+			hier_node_combine(r);
+		else
+			hier_node_copy(r);
 	} else if (!group_step(r, &g, k - 1, step, block)) {
 		return 0;
 	}
 	atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, step + 1);
 	if (k + 1 == steps)
 		return 1;
-	if (r->algo != SC_ALGO_HIER)
+	if (r->algo != SC_ALGO_HIER) {
 		tell_group(r, &g, k + 1, step + 1);
-	else if (k == 0 || k + 1 == steps - 1)
+	} else if (k == 0 || k + 1 == steps - 1) {
 		tell_node(r, step + 1);
-	else
+		if (k && r->ahead == 2)
+			tell_rail_ahead(r);
+	} else {
 		tell_group(r, &g, k, step + 1);
+	}
 	return 1;
 }
 
@@ -1336,10 +1462,14 @@ static int advance(struct shmemx_request *r, int block)
 					return 0;
 				if (++r->pair_step == pair_steps(r)) {
 					pair_gather(r);
-					r->pair_step = 0;
+					r->pair_step = r->ahead;
+					r->ahead = 0;
 					r->chunk++;
 				}
 			}
+			if (r->algo == SC_ALGO_HIER)
+				sc_debug("PE %d: %s: hier, %zu chunk(s); the node phases of %zu ran while the chunk before crossed the nodes",
+					 sc.me, r->a.what, r->nchunks, r->chunks_ahead);
 			r->pc = PC_FINAL;
 			break;
 		case PC_FINAL:
@@ -1493,6 +1623,9 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->nchunks = r->algo == SC_ALGO_ONESHOT || !a->count ? 1 :
 		     (a->count + r->chunk_len - 1) / r->chunk_len;
 	r->chunk = 0;
+	r->ahead = 0;
+	r->running_ahead = 0;
+	r->chunks_ahead = 0;
 	r->pc = PC_STAGE;
 	r->done = 0;
 	r->parity = (unsigned)(t->coll_calls++ & 1);
