@@ -88,7 +88,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 {
 	static const int allreduce[] = { SC_ALGO_ONESHOT, SC_ALGO_RSAG, SC_ALGO_RING, SC_ALGO_RHD,
 					 SC_ALGO_HIER };
-	static const int blocks[] = { SC_ALGO_DIRECT, SC_ALGO_RING, SC_ALGO_RHD };
+	static const int blocks[] = { SC_ALGO_DIRECT, SC_ALGO_RING, SC_ALGO_RHD, SC_ALGO_HIER };
 	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN };
 	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
 	uint64_t oneshot, chunk, stream, rhd;
@@ -97,7 +97,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	int err;
 
 	if (parse_algo("SHMEMCOMM_ALLREDUCE_ALGO", allreduce, 5, &t->algorithm) ||
-	    parse_algo("SHMEMCOMM_COLL_ALGO", blocks, 3, &t->block_algorithm) ||
+	    parse_algo("SHMEMCOMM_COLL_ALGO", blocks, 4, &t->block_algorithm) ||
 	    parse_algo("SHMEMCOMM_BROADCAST_ALGO", broadcast, 2, &t->broadcast_algorithm))
 		return -1;
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
@@ -153,8 +153,9 @@ int sc_coll_hier_fits(const struct sc_team *team)
 
 /*
  * Across nodes: reduce-scatter and all-gather by the allreduce's rule
- * (rhd for small on 2^k PEs, else the ring), broadcast a chain from the
- * root, so that the root's link carries the data once. On a node, and for
+ * (hier where the team fits it, else rhd for small on 2^k PEs, else the
+ * ring), broadcast a chain from the root, so that the root's link carries
+ * the data once. On a node, and for
  * all-to-all (each PE reads its blocks from each: pairs already), the
  * pipeline.
  */
@@ -171,6 +172,8 @@ int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc
 		return -1;
 	if (kind == SC_BROADCAST)
 		return SC_ALGO_CHAIN;
+	if (sc_coll_hier_fits(team))
+		return SC_ALGO_HIER;
 	return bytes <= sc.coll.rhd_max && power_of_two ? SC_ALGO_RHD : SC_ALGO_RING;
 }
 
@@ -791,13 +794,18 @@ static int last_combine(int algo, int n)
 /*
  * Steps per chunk. A reduce-scatter stops where each member owns its
  * block; an all-gather starts there (its step 0 puts this PE's own block
- * in place); the hierarchical scheme adds the node's combine and copy; a
- * broadcast chain is one step, a copy from the member before.
+ * in place); the hierarchical scheme adds the node's combine (allreduce,
+ * reduce-scatter) and copy (allreduce, all-gather); a broadcast chain is
+ * one step, a copy from the member before.
  */
 static int pair_steps(const struct shmemx_request *r)
 {
 	const struct sc_team *t = r->a.team;
 
+	if (r->algo == SC_ALGO_HIER && r->a.kind == SC_REDUCE_SCATTER)
+		return last_combine(r->rail_algo, t->nodes) + 2;
+	if (r->algo == SC_ALGO_HIER && r->a.kind == SC_ALLGATHER)
+		return group_steps(r->rail_algo, t->nodes) - last_combine(r->rail_algo, t->nodes) + 1;
 	if (r->algo == SC_ALGO_HIER)
 		return group_steps(r->rail_algo, t->nodes) + 2;
 	if (r->algo == SC_ALGO_CHAIN)
@@ -888,11 +896,23 @@ struct run {
 
 /*
  * Segments are slices of the group's range, or for reduce-scatter and
- * all-gather whole blocks: the ring's finished segment me+1 is block me.
+ * all-gather whole blocks, each the block of a group member: the ring's
+ * finished segment me+1 is member me's. (A rail's member is on each node,
+ * so a rail carries the blocks of the team members of its local index.)
  */
-static int block_of(const struct pair_group *g, int segment)
+static int block_of(const struct shmemx_request *r, const struct pair_group *g, int segment)
 {
-	return g->algo == SC_ALGO_RING ? (segment + g->size - 1) % g->size : segment;
+	return group_member(r, g, g->algo == SC_ALGO_RING ? (segment + g->size - 1) % g->size :
+							       segment);
+}
+
+/* The current chunk's run of block @block. */
+static struct run block_run(const struct shmemx_request *r, int block)
+{
+	size_t lo, hi;
+
+	chunk_range(r, &lo, &hi);
+	return (struct run){ (size_t)block * r->a.count + lo, (size_t)block * r->chunk_len, hi - lo };
 }
 
 /* Run @index of the group's segments [first, last); 0 past the last. */
@@ -900,12 +920,11 @@ static int segment_run(const struct shmemx_request *r, const struct pair_group *
 		       int last, int index, struct run *run)
 {
 	size_t lo, hi, a, b, unused;
-	int block;
 
-	chunk_range(r, &lo, &hi);
 	if (r->a.kind != SC_REDUCE_SCATTER && r->a.kind != SC_ALLGATHER) {
 		if (index)
 			return 0;
+		chunk_range(r, &lo, &hi);
 		cut(r, g->lo, g->hi, g->size, first, &a, &unused);
 		cut(r, g->lo, g->hi, g->size, last - 1, &unused, &b);
 		*run = (struct run){ a, a - lo, b - a };
@@ -913,8 +932,7 @@ static int segment_run(const struct shmemx_request *r, const struct pair_group *
 	}
 	if (first + index >= last)
 		return 0;
-	block = block_of(g, first + index);
-	*run = (struct run){ (size_t)block * r->a.count + lo, (size_t)block * r->chunk_len, hi - lo };
+	*run = block_run(r, block_of(r, g, first + index));
 	return 1;
 }
 
@@ -1074,7 +1092,7 @@ static void tell_node(const struct shmemx_request *r, uint64_t step)
 			tell(r, node_member(t, l), node_line(r, t->local_index), step);
 }
 
-static void run_ahead(struct shmemx_request *r);
+static void run_ahead(struct shmemx_request *r, int waited);
 
 /* Whether member @m is reached through the NIC. */
 static int remote(const struct shmemx_request *r, int m)
@@ -1097,7 +1115,7 @@ static void combine_from(struct shmemx_request *r, int m, const struct run *run)
 	theirs = fetch(r, m, sc_internal_offset(partial_at(r, run->buf)), bytes,
 		       remote(r, m) ? scratch_for(bytes) : NULL);
 	if (remote(r, m)) {
-		run_ahead(r);
+		run_ahead(r, 1);
 		sc_net_quiet(&sc.net);
 	}
 	r->partial->combine(partial_at(r, run->buf), theirs, run->len);
@@ -1115,7 +1133,7 @@ static void results_from(struct shmemx_request *r, int m, const struct run *run)
 	copy_from(r, m, sc_internal_offset(theirs), run_result(r, r->a.team->my_index, run),
 		  run->len * r->elem);
 	if (remote(r, m)) {
-		run_ahead(r);
+		run_ahead(r, 1);
 		sc_net_quiet(&sc.net);
 	}
 }
@@ -1148,7 +1166,7 @@ static int group_step(struct shmemx_request *r, const struct pair_group *g, int 
 
 	plan_kind_step(r, g, g->me, k, &p);
 	if (p.partner >= 0 && !partner_ready(r, group_member(r, g, p.partner), p.line, step, 0)) {
-		run_ahead(r);
+		run_ahead(r, 0);
 		if (!partner_ready(r, group_member(r, g, p.partner), p.line, step, block))
 			return 0;
 	}
@@ -1222,45 +1240,97 @@ static uint64_t step_number(const struct shmemx_request *r, int k)
 }
 
 /*
- * The hierarchical scheme's node phases. Node members are on this node,
- * mapped (nodes are found by what maps what): these are loads and stores.
+ * The hierarchical scheme's phases, by step @k of a chunk. Allreduce:
+ * load, node combine, the rail's steps, node copy. Reduce-scatter: load,
+ * node combine, the rail's steps (the last leaves each PE its block).
+ * All-gather: the rail's steps (the first puts this PE's block in place),
+ * node copy.
+ */
+enum hier_phase { HIER_LOAD, HIER_NODE_COMBINE, HIER_RAIL, HIER_NODE_COPY };
+
+static enum hier_phase hier_phase(const struct shmemx_request *r, int k)
+{
+	int steps = pair_steps(r);
+
+	if (r->a.kind == SC_ALLGATHER)
+		return k == steps - 1 ? HIER_NODE_COPY : HIER_RAIL;
+	if (k <= 1)
+		return k ? HIER_NODE_COMBINE : HIER_LOAD;
+	return r->a.kind == SC_ALLREDUCE && k == steps - 1 ? HIER_NODE_COPY : HIER_RAIL;
+}
+
+/* The rail's group step at chunk step @k (a rail one). */
+static int rail_step(const struct shmemx_request *r, int k)
+{
+	return r->a.kind == SC_ALLGATHER ? k : k - 1;
+}
+
+/* The chunk step after which the rail is done with the chunk. */
+static int last_rail_step(const struct shmemx_request *r)
+{
+	return pair_steps(r) - (r->a.kind == SC_REDUCE_SCATTER ? 1 : 2);
+}
+
+/*
+ * Run @index of what node member @l (a local index) owns of the current
+ * chunk: in an allreduce its slice, in the block collectives the blocks
+ * of the team members of its local index (its rail's). 0 past the last.
+ */
+static int node_share(const struct shmemx_request *r, int l, int index, struct run *run)
+{
+	const struct sc_team *t = r->a.team;
+	size_t clo, chi, lo, hi;
+
+	if (r->a.kind == SC_ALLREDUCE) {
+		if (index)
+			return 0;
+		chunk_range(r, &clo, &chi);
+		node_slice(r, l, &lo, &hi);
+		*run = (struct run){ lo, lo - clo, hi - lo };
+		return 1;
+	}
+	if (index >= t->nodes)
+		return 0;
+	*run = block_run(r, t->by_node[index * t->per_node + l]);
+	return 1;
+}
+
+/*
+ * The node phases. Node members are on this node, mapped (nodes are found
+ * by what maps what): these are loads and stores.
  */
 static void hier_load(struct shmemx_request *r)
 {
-	size_t lo, hi;
+	int blocks = r->a.kind == SC_REDUCE_SCATTER ? r->a.team->size : 1;
 
-	chunk_range(r, &lo, &hi);
-	load_run(r, &(struct run){ lo, 0, hi - lo });
+	for (int b = 0; b < blocks; b++) {
+		struct run run = block_run(r, b);
+
+		load_run(r, &run);
+	}
 }
 
-/* This PE's node slice: the other node members' partials combined into its own. */
+/* This PE's share: the other node members' partials combined into its own. */
 static void hier_node_combine(struct shmemx_request *r)
 {
 	const struct sc_team *t = r->a.team;
-	size_t clo, chi, lo, hi;
 	struct run run;
 
-	chunk_range(r, &clo, &chi);
-	node_slice(r, t->local_index, &lo, &hi);
-	run = (struct run){ lo, lo - clo, hi - lo };
-	for (int l = 0; l < t->per_node; l++)
-		if (l != t->local_index)
-			combine_from(r, node_member(t, l), &run);
+	for (int i = 0; node_share(r, t->local_index, i, &run); i++)
+		for (int l = 0; l < t->per_node; l++)
+			if (l != t->local_index)
+				combine_from(r, node_member(t, l), &run);
 }
 
-/* The other node members' finished slices copied into this PE's results. */
+/* The other node members' finished shares copied into this PE's results. */
 static void hier_node_copy(struct shmemx_request *r)
 {
 	const struct sc_team *t = r->a.team;
-	size_t clo, chi, lo, hi;
+	struct run run;
 
-	chunk_range(r, &clo, &chi);
-	for (int l = 0; l < t->per_node; l++) {
-		if (l == t->local_index)
-			continue;
-		node_slice(r, l, &lo, &hi);
-		results_from(r, node_member(t, l), &(struct run){ lo, lo - clo, hi - lo });
-	}
+	for (int l = 0; l < t->per_node; l++)
+		for (int i = 0; l != t->local_index && node_share(r, l, i, &run); i++)
+			results_from(r, node_member(t, l), &run);
 }
 
 /* Tells the rail that this PE combined the node's partials of the next chunk. */
@@ -1275,28 +1345,32 @@ static void tell_rail_ahead(struct shmemx_request *r)
 }
 
 /*
- * The hierarchical scheme's pipeline: while this PE's rail runs chunk c
- * across nodes (its partner not there yet, or the NIC reading), the node
- * phases of chunk c + 1 run: its load, and once every node member has
- * loaded it, the node combine. Called while c's rail or node copy waits.
+ * The hierarchical scheme's pipeline (allreduce and reduce-scatter): while
+ * this PE's rail runs chunk c across nodes (its partner not there yet, or
+ * the NIC reading), the node phases of chunk c + 1 run: its load, and once
+ * every node member has loaded it, the node combine. Called from c's waits
+ * and reads (@waited: past the wait of the rail step under way).
  *
  * Chunk c + 1's partial buffers held chunk c - 1's, and nobody reads them
- * any more: the node members combined them before they finished c - 1's
- * rail, which this PE's node copy of c - 1 waited for; and this PE's rail
- * partners, since this PE completed c - 1's rail, whose every step waits
- * for the partner's step before it (around the ring, or across the rhd
- * rounds, so each partner is past its last combine). The node lines are
- * kept by chunk parity, so that "loaded c + 1" never passes for
- * "finished c"; the rail lines count steps in order, so the rail hears
- * that c + 1 is combined only once this PE's rail is past c.
+ * any more. The node members combined them before loading c, which this
+ * PE's node combine of c waited for. The rail partners: an allreduce's
+ * rail has completed c - 1, whose every step waits for the partner's step
+ * before it (around the ring, or across the rhd rounds), so each partner
+ * is past its last combine of c - 1. A reduce-scatter's rail ends at its
+ * last combine, so that chain reaches the last partner only at the wait of
+ * c's last rail step: it runs ahead from there. The node lines are kept by
+ * chunk parity, so that "loaded c + 1" never passes for "finished c"; the
+ * rail lines count steps in order, so the rail hears that c + 1 is
+ * combined only once this PE's rail is past c.
  */
-static void run_ahead(struct shmemx_request *r)
+static void run_ahead(struct shmemx_request *r, int waited)
 {
-	int steps = pair_steps(r);
 	uint64_t step;
 
-	if (r->algo != SC_ALGO_HIER || !sc.coll.hier_pipeline || r->running_ahead ||
-	    r->ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair_step < 2)
+	if (r->algo != SC_ALGO_HIER || r->a.kind == SC_ALLGATHER || !sc.coll.hier_pipeline ||
+	    r->running_ahead || r->ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair_step < 2)
+		return;
+	if (r->a.kind == SC_REDUCE_SCATTER && (r->pair_step != last_rail_step(r) || !waited))
 		return;
 	r->running_ahead = 1;
 	r->chunk++;
@@ -1313,16 +1387,57 @@ static void run_ahead(struct shmemx_request *r)
 		r->chunks_ahead++;
 	}
 	r->chunk--;
-	if (r->ahead == 2 && r->pair_step == steps - 1)
+	if (r->ahead == 2 && r->pair_step > last_rail_step(r))
 		tell_rail_ahead(r);
 	r->running_ahead = 0;
 }
 
-/*
- * One step of a pairwise algorithm; 0 if its partner is not there and
- * !@block. The hierarchical scheme's chunk: load (0), node combine (1),
- * the rail's steps across nodes, node copy (the last).
- */
+/* Step @k of the hierarchical scheme; 0 if a partner is not there and !@block. */
+static int hier_step(struct shmemx_request *r, const struct pair_group *g, int k,
+		     uint64_t step, int block)
+{
+	switch (hier_phase(r, k)) {
+	case HIER_LOAD:
+		hier_load(r);
+		return 1;
+	case HIER_RAIL:
+		return group_step(r, g, rail_step(r, k), step, block);
+	case HIER_NODE_COMBINE:
+	case HIER_NODE_COPY:
+	default:
+		if (!node_ready(r, step, 0)) {
+			run_ahead(r, 0);
+			if (!node_ready(r, step, block))
+				return 0;
+		}
+		if (hier_phase(r, k) == HIER_NODE_COMBINE)
+			hier_node_combine(r);
+		else
+			hier_node_copy(r);
+		return 1;
+	}
+}
+
+/* After hierarchical step @k: tells whoever waits for this PE in the next. */
+static void hier_tell(struct shmemx_request *r, const struct pair_group *g, int k,
+		      uint64_t step)
+{
+	enum hier_phase phase = hier_phase(r, k);
+
+	if (phase == HIER_RAIL && k == last_rail_step(r)) {
+		if (k + 1 < pair_steps(r))
+			tell_node(r, step + 1);
+		if (r->ahead == 2)
+			tell_rail_ahead(r);
+	} else if (phase == HIER_LOAD) {
+		tell_node(r, step + 1);
+	} else if (phase != HIER_NODE_COPY) {
+		/* after the node combine, or a rail step: the rail's next */
+		tell_group(r, g, phase == HIER_RAIL ? rail_step(r, k) + 1 : 1, step + 1);
+	}
+}
+
+/* One step of a pairwise algorithm; 0 if its partner is not there and !@block. */
 static int pair_step(struct shmemx_request *r, int block)
 {
 	struct sc_team *t = r->a.team;
@@ -1333,51 +1448,29 @@ static int pair_step(struct shmemx_request *r, int block)
 	if (r->algo == SC_ALGO_CHAIN)
 		return chain_step(r, step, block);
 	pair_group_of(r, &g);
-	if (r->algo != SC_ALGO_HIER) {
-		if (!group_step(r, &g, k, step, block))
-			return 0;
-	} else if (k == 0) {
-		hier_load(r);
-	} else if (k == 1 || k == steps - 1) {
-		if (!node_ready(r, step, 0)) {
-			run_ahead(r);
-			if (!node_ready(r, step, block))
-				return 0;
-		}
-		if (k == 1)
-			hier_node_combine(r);
-		else
-			hier_node_copy(r);
-	} else if (!group_step(r, &g, k - 1, step, block)) {
+	if (r->algo == SC_ALGO_HIER ? !hier_step(r, &g, k, step, block) :
+				      !group_step(r, &g, k, step, block))
 		return 0;
-	}
 	atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, step + 1);
-	if (k + 1 == steps)
-		return 1;
-	if (r->algo != SC_ALGO_HIER) {
+	if (r->algo == SC_ALGO_HIER)
+		hier_tell(r, &g, k, step);
+	else if (k + 1 < steps)
 		tell_group(r, &g, k + 1, step + 1);
-	} else if (k == 0 || k + 1 == steps - 1) {
-		tell_node(r, step + 1);
-		if (k && r->ahead == 2)
-			tell_rail_ahead(r);
-	} else {
-		tell_group(r, &g, k, step + 1);
-	}
 	return 1;
 }
 
 /* At a chunk's end: staged results to dest (a reduce-scatter wrote dest itself). */
 static void pair_gather(struct shmemx_request *r)
 {
-	struct pair_group g;
-	struct run run;
+	int blocks = r->a.kind == SC_ALLGATHER ? r->a.team->size : 1;
 
 	if (!r->result_staged || r->a.kind == SC_REDUCE_SCATTER)
 		return;
-	pair_group_of(r, &g);
-	chunk_range(r, &g.lo, &g.hi);
-	for (int i = 0; segment_run(r, &g, 0, g.size, i, &run); i++)
+	for (int b = 0; b < blocks; b++) {
+		struct run run = block_run(r, b);
+
 		to_dest(r, run.at, staged_results(r, sc.me) + run.buf * r->elem, run.len);
+	}
 }
 
 /*
@@ -1467,7 +1560,7 @@ static int advance(struct shmemx_request *r, int block)
 					r->chunk++;
 				}
 			}
-			if (r->algo == SC_ALGO_HIER)
+			if (r->algo == SC_ALGO_HIER && r->a.kind != SC_ALLGATHER)
 				sc_debug("PE %d: %s: hier, %zu chunk(s); the node phases of %zu ran while the chunk before crossed the nodes",
 					 sc.me, r->a.what, r->nchunks, r->chunks_ahead);
 			r->pc = PC_FINAL;
@@ -1555,7 +1648,7 @@ static int valid_args(const struct sc_coll_args *a)
 int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 {
 	struct sc_team *t = a->team;
-	size_t bytes, src_bytes, dst_bytes, line, len;
+	size_t bytes, src_bytes, dst_bytes, moved, line, len;
 
 	sc_require_init(a->what);
 	if (!valid_args(a))
@@ -1570,8 +1663,9 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	src_bytes = bytes * (size_t)r->nblocks;
 	dst_bytes = a->kind == SC_ALLGATHER || a->kind == SC_ALLTOALL ? bytes * (size_t)t->size :
 		    bytes;
+	moved = a->kind == SC_ALLREDUCE ? bytes : src_bytes > dst_bytes ? src_bytes : dst_bytes;
 	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t) :
-		  sc_coll_pick_kind_algo(a->kind, src_bytes > dst_bytes ? src_bytes : dst_bytes, t);
+		  sc_coll_pick_kind_algo(a->kind, moved, t);
 	if (r->algo == SC_ALGO_RHD && (t->size & (t->size - 1))) {
 		sc_error("PE %d: %s: %s=rhd needs a team of 2^k PEs, and this one has %d; use ring or auto",
 			 sc.me, a->what,
@@ -1580,12 +1674,14 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 		return -1;
 	}
 	if (r->algo == SC_ALGO_HIER && !sc_coll_hier_fits(t)) {
-		sc_error("PE %d: %s: SHMEMCOMM_ALLREDUCE_ALGO=hier needs a team across nodes with 2 to %d PEs on each node, as many on every node; this one has %d PEs on %d node(s)%s",
-			 sc.me, a->what, SC_PAIR_LOCAL_MAX, t->size, t->spans ? t->nodes : 1,
+		sc_error("PE %d: %s: %s=hier needs a team across nodes with 2 to %d PEs on each node, as many on every node; this one has %d PEs on %d node(s)%s",
+			 sc.me, a->what,
+			 a->kind == SC_ALLREDUCE ? "SHMEMCOMM_ALLREDUCE_ALGO" : "SHMEMCOMM_COLL_ALGO",
+			 SC_PAIR_LOCAL_MAX, t->size, t->spans ? t->nodes : 1,
 			 t->spans && !t->per_node ? ", unevenly" : "");
 		return -1;
 	}
-	r->rail_algo = r->algo == SC_ALGO_HIER ? rail_algo(bytes, t) : -1;
+	r->rail_algo = r->algo == SC_ALGO_HIER ? rail_algo(moved, t) : -1;
 	r->partial = pairwise(r->algo) && (a->kind == SC_ALLREDUCE || a->kind == SC_REDUCE_SCATTER) ?
 		     sc_partial(a->dtype, a->op) : NULL;
 	/*
