@@ -114,11 +114,11 @@ struct sc_team {
 	/*
 	 * across nodes: the @nodes its members are on; when each holds as many,
 	 * @per_node (else 0), and by_node[v * per_node + l] the team index of
-	 * member l of node v
+	 * member l of node v, and member i's v and l in node_of[i] and local_of[i]
 	 */
 	int nodes, per_node;
 	int node_index, local_index;	/* this PE's v and l */
-	int *by_node;
+	int *by_node, *node_of, *local_of;
 };
 
 _Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");

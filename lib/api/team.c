@@ -31,9 +31,10 @@ static struct sc_team *team_of(shmem_team_t team)
 static void find_nodes(struct sc_team *t)
 {
 	int *node_first = malloc(sizeof(int) * (size_t)t->size);
-	int *by_node = malloc(sizeof(int) * (size_t)t->size);
+	/* by_node, then node_of, then local_of: one allocation */
+	int *by_node = malloc(3 * sizeof(int) * (size_t)t->size);
 	int *count = calloc((size_t)t->size, sizeof(int));
-	int nodes = 0, per_node;
+	int nodes = 0, per_node, size = t->size;
 
 	if (!node_first || !by_node || !count)
 		goto out;
@@ -61,10 +62,14 @@ static void find_nodes(struct sc_team *t)
 			t->node_index = v;
 			t->local_index = count[v];
 		}
+		by_node[size + i] = v;
+		by_node[2 * size + i] = count[v];
 		by_node[v * per_node + count[v]++] = i;
 	}
 	t->per_node = per_node;
 	t->by_node = by_node;
+	t->node_of = by_node + size;
+	t->local_of = by_node + 2 * size;
 	by_node = NULL;
 out:
 	free(node_first);

@@ -89,7 +89,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	static const int allreduce[] = { SC_ALGO_ONESHOT, SC_ALGO_RSAG, SC_ALGO_RING, SC_ALGO_RHD,
 					 SC_ALGO_HIER };
 	static const int blocks[] = { SC_ALGO_DIRECT, SC_ALGO_RING, SC_ALGO_RHD, SC_ALGO_HIER };
-	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN };
+	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN, SC_ALGO_HIER };
 	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
 	uint64_t oneshot, chunk, stream, rhd;
 	long pipeline;
@@ -98,7 +98,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 
 	if (parse_algo("SHMEMCOMM_ALLREDUCE_ALGO", allreduce, 5, &t->algorithm) ||
 	    parse_algo("SHMEMCOMM_COLL_ALGO", blocks, 4, &t->block_algorithm) ||
-	    parse_algo("SHMEMCOMM_BROADCAST_ALGO", broadcast, 2, &t->broadcast_algorithm))
+	    parse_algo("SHMEMCOMM_BROADCAST_ALGO", broadcast, 3, &t->broadcast_algorithm))
 		return -1;
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
@@ -152,8 +152,8 @@ int sc_coll_hier_fits(const struct sc_team *team)
 }
 
 /*
- * Across nodes: reduce-scatter and all-gather by the allreduce's rule
- * (hier where the team fits it, else rhd for small on 2^k PEs, else the
+ * Across nodes: hier where the team fits it; else reduce-scatter and
+ * all-gather by the allreduce's rule (rhd for small on 2^k PEs, else the
  * ring), broadcast a chain from the root, so that the root's link carries
  * the data once. On a node, and for
  * all-to-all (each PE reads its blocks from each: pairs already), the
@@ -170,10 +170,10 @@ int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc
 		return forced == SC_ALGO_DIRECT ? -1 : forced;
 	if (!team->spans)
 		return -1;
-	if (kind == SC_BROADCAST)
-		return SC_ALGO_CHAIN;
 	if (sc_coll_hier_fits(team))
 		return SC_ALGO_HIER;
+	if (kind == SC_BROADCAST)
+		return SC_ALGO_CHAIN;
 	return bytes <= sc.coll.rhd_max && power_of_two ? SC_ALGO_RHD : SC_ALGO_RING;
 }
 
@@ -808,7 +808,7 @@ static int pair_steps(const struct shmemx_request *r)
 		return group_steps(r->rail_algo, t->nodes) - last_combine(r->rail_algo, t->nodes) + 1;
 	if (r->algo == SC_ALGO_HIER)
 		return group_steps(r->rail_algo, t->nodes) + 2;
-	if (r->algo == SC_ALGO_CHAIN)
+	if (r->algo == SC_ALGO_CHAIN || r->a.kind == SC_BROADCAST)
 		return 1;
 	if (r->a.kind == SC_REDUCE_SCATTER)
 		return last_combine(r->algo, t->size) + 1;
@@ -1207,29 +1207,52 @@ static void tell_group(const struct shmemx_request *r, const struct pair_group *
  * chain does not close, so a member also tells the one before it when it
  * has read a chunk (line 1), and a member refills the buffers of chunk c
  * only once the member after it has read them.
+ *
+ * The hierarchical broadcast runs the chain along the root's rail (the
+ * team members of the root's local index, from the root's node on), and
+ * each rail member hands the chunk to its node members: they copy it by
+ * loads once told on their node line, and say so on the rail member's, so
+ * it also waits for them before refilling a chunk's buffers.
  */
 static int chain_step(struct shmemx_request *r, uint64_t step, int block)
 {
 	const struct sc_team *t = r->a.team;
-	int n = t->size, me = t->my_index, root = r->a.root;
-	int left = (me + n - 1) % n, right = (me + 1) % n;
+	int root = r->a.root, hier = r->algo == SC_ALGO_HIER;
+	int n = hier ? t->nodes : t->size;
+	int root_local = hier ? t->local_of[root] : 0;
+	int first = hier ? t->node_of[root] : root, me = hier ? t->node_index : t->my_index;
+	int left, right, is_first = me == first, is_last = (me + 1) % n == first;
 	struct run run;
 	size_t lo, hi;
 
-	if (me != root && !partner_ready(r, left, 0, step + 1, block))
-		return 0;
-	if (right != root && r->chunk >= 2 && !partner_ready(r, right, 1, step - 1, block))
-		return 0;
 	chunk_range(r, &lo, &hi);
 	run = (struct run){ lo, 0, hi - lo };
-	if (me == root)
+	if (hier && t->local_index != root_local) {
+		int feeder = node_member(t, root_local);
+
+		if (!partner_ready(r, feeder, node_line(r, root_local), step + 1, block))
+			return 0;
+		results_from(r, feeder, &run);
+		tell(r, feeder, node_line(r, t->local_index), step + 1);
+		return 1;
+	}
+	left = hier ? t->by_node[(me + n - 1) % n * t->per_node + root_local] : (me + n - 1) % n;
+	right = hier ? t->by_node[(me + 1) % n * t->per_node + root_local] : (me + 1) % n;
+	if (!is_first && !partner_ready(r, left, 0, step + 1, block))
+		return 0;
+	if (r->chunk >= 2 && ((!is_last && !partner_ready(r, right, 1, step - 1, block)) ||
+			      (hier && !node_ready(r, step - 1, block))))
+		return 0;
+	if (is_first)
 		load_run(r, &run);
 	else
 		results_from(r, left, &run);
-	if (right != root)
+	if (!is_last)
 		tell(r, right, 0, step + 1);
-	if (me != root)
+	if (!is_first)
 		tell(r, left, 1, step + 1);
+	if (hier)
+		tell_node(r, step + 1);
 	return 1;
 }
 
@@ -1445,7 +1468,7 @@ static int pair_step(struct shmemx_request *r, int block)
 	uint64_t step = step_number(r, k);
 	struct pair_group g;
 
-	if (r->algo == SC_ALGO_CHAIN)
+	if (r->a.kind == SC_BROADCAST)
 		return chain_step(r, step, block);
 	pair_group_of(r, &g);
 	if (r->algo == SC_ALGO_HIER ? !hier_step(r, &g, k, step, block) :
@@ -1645,6 +1668,13 @@ static int valid_args(const struct sc_coll_args *a)
 	return 1;
 }
 
+/* The variable that forces @kind's algorithm, for messages. */
+static const char *algo_variable(enum sc_coll_kind kind)
+{
+	return kind == SC_ALLREDUCE ? "SHMEMCOMM_ALLREDUCE_ALGO" :
+	       kind == SC_BROADCAST ? "SHMEMCOMM_BROADCAST_ALGO" : "SHMEMCOMM_COLL_ALGO";
+}
+
 int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 {
 	struct sc_team *t = a->team;
@@ -1669,14 +1699,14 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	if (r->algo == SC_ALGO_RHD && (t->size & (t->size - 1))) {
 		sc_error("PE %d: %s: %s=rhd needs a team of 2^k PEs, and this one has %d; use ring or auto",
 			 sc.me, a->what,
-			 a->kind == SC_ALLREDUCE ? "SHMEMCOMM_ALLREDUCE_ALGO" : "SHMEMCOMM_COLL_ALGO",
+			 algo_variable(a->kind),
 			 t->size);
 		return -1;
 	}
 	if (r->algo == SC_ALGO_HIER && !sc_coll_hier_fits(t)) {
 		sc_error("PE %d: %s: %s=hier needs a team across nodes with 2 to %d PEs on each node, as many on every node; this one has %d PEs on %d node(s)%s",
 			 sc.me, a->what,
-			 a->kind == SC_ALLREDUCE ? "SHMEMCOMM_ALLREDUCE_ALGO" : "SHMEMCOMM_COLL_ALGO",
+			 algo_variable(a->kind),
 			 SC_PAIR_LOCAL_MAX, t->size, t->spans ? t->nodes : 1,
 			 t->spans && !t->per_node ? ", unevenly" : "");
 		return -1;
