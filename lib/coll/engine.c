@@ -802,14 +802,14 @@ static int pair_steps(const struct shmemx_request *r)
 {
 	const struct sc_team *t = r->a.team;
 
+	if (r->algo == SC_ALGO_CHAIN || r->a.kind == SC_BROADCAST)
+		return 1;
 	if (r->algo == SC_ALGO_HIER && r->a.kind == SC_REDUCE_SCATTER)
 		return last_combine(r->rail_algo, t->nodes) + 2;
 	if (r->algo == SC_ALGO_HIER && r->a.kind == SC_ALLGATHER)
 		return group_steps(r->rail_algo, t->nodes) - last_combine(r->rail_algo, t->nodes) + 1;
 	if (r->algo == SC_ALGO_HIER)
 		return group_steps(r->rail_algo, t->nodes) + 2;
-	if (r->algo == SC_ALGO_CHAIN || r->a.kind == SC_BROADCAST)
-		return 1;
 	if (r->a.kind == SC_REDUCE_SCATTER)
 		return last_combine(r->algo, t->size) + 1;
 	if (r->a.kind == SC_ALLGATHER)
@@ -1468,8 +1468,12 @@ static int pair_step(struct shmemx_request *r, int block)
 	uint64_t step = step_number(r, k);
 	struct pair_group g;
 
-	if (r->a.kind == SC_BROADCAST)
-		return chain_step(r, step, block);
+	if (r->a.kind == SC_BROADCAST) {
+		if (!chain_step(r, step, block))
+			return 0;
+		atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, step + 1);
+		return 1;
+	}
 	pair_group_of(r, &g);
 	if (r->algo == SC_ALGO_HIER ? !hier_step(r, &g, k, step, block) :
 				      !group_step(r, &g, k, step, block))
