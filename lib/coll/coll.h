@@ -89,6 +89,8 @@ struct shmemx_request {
 	int ahead;		/* hier: steps of the next chunk already run (engine.c: run_ahead) */
 	int running_ahead;
 	size_t chunks_ahead;	/* chunks whose node phases ran during the chunk before */
+	int behind;		/* hier all-gather: the last chunk's node copy is pending (catch_up) */
+	size_t chunks_behind;	/* chunks whose node copy ran during the chunk after */
 	/*
 	 * per member: its source and results in this process, or when the team
 	 * @spans nodes, their symmetric addresses in this PE's heap; NULL: staged

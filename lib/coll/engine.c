@@ -1092,7 +1092,7 @@ static void tell_node(const struct shmemx_request *r, uint64_t step)
 			tell(r, node_member(t, l), node_line(r, t->local_index), step);
 }
 
-static void run_ahead(struct shmemx_request *r, int waited);
+static void overlap(struct shmemx_request *r, int waited);
 
 /* Whether member @m is reached through the NIC. */
 static int remote(const struct shmemx_request *r, int m)
@@ -1115,7 +1115,7 @@ static void combine_from(struct shmemx_request *r, int m, const struct run *run)
 	theirs = fetch(r, m, sc_internal_offset(partial_at(r, run->buf)), bytes,
 		       remote(r, m) ? scratch_for(bytes) : NULL);
 	if (remote(r, m)) {
-		run_ahead(r, 1);
+		overlap(r, 1);
 		sc_net_quiet(&sc.net);
 	}
 	r->partial->combine(partial_at(r, run->buf), theirs, run->len);
@@ -1133,7 +1133,7 @@ static void results_from(struct shmemx_request *r, int m, const struct run *run)
 	copy_from(r, m, sc_internal_offset(theirs), run_result(r, r->a.team->my_index, run),
 		  run->len * r->elem);
 	if (remote(r, m)) {
-		run_ahead(r, 1);
+		overlap(r, 1);
 		sc_net_quiet(&sc.net);
 	}
 }
@@ -1166,7 +1166,7 @@ static int group_step(struct shmemx_request *r, const struct pair_group *g, int 
 
 	plan_kind_step(r, g, g->me, k, &p);
 	if (p.partner >= 0 && !partner_ready(r, group_member(r, g, p.partner), p.line, step, 0)) {
-		run_ahead(r, 0);
+		overlap(r, 0);
 		if (!partner_ready(r, group_member(r, g, p.partner), p.line, step, block))
 			return 0;
 	}
@@ -1415,6 +1415,87 @@ static void run_ahead(struct shmemx_request *r, int waited)
 	r->running_ahead = 0;
 }
 
+/* At a chunk's end: staged results to dest (a reduce-scatter wrote dest itself). */
+static void pair_gather(struct shmemx_request *r)
+{
+	int blocks = r->a.kind == SC_ALLGATHER ? r->a.team->size : 1;
+
+	if (!r->result_staged || r->a.kind == SC_REDUCE_SCATTER)
+		return;
+	for (int b = 0; b < blocks; b++) {
+		struct run run = block_run(r, b);
+
+		to_dest(r, run.at, staged_results(r, sc.me) + run.buf * r->elem, run.len);
+	}
+}
+
+/*
+ * The all-gather's pipeline runs the other way: chunk c's node copy is
+ * left for the waits of chunk c + 1's rail (at most one chunk behind).
+ * Then its results are read by the node after this PE's rail has moved
+ * on, so each PE says when it has copied a chunk ("copied c", after
+ * "finished c" on the same node line), and a PE puts chunk c + 2 into
+ * c's buffers only once its node has copied c. The rail partners are past
+ * c by the argument above.
+ */
+static uint64_t copied_value(const struct shmemx_request *r)
+{
+	/*
+	 * past "finished c" (step_number(r, steps - 1)), short of what the
+	 * next request tells first ("loaded", step_number + 1 of its step 0)
+	 */
+	return step_number(r, pair_steps(r));
+}
+
+/* Chunk c - 1's node copy (and staged results to dest): 0 if the node is not there and !@block. */
+static int catch_up(struct shmemx_request *r, int block)
+{
+	int done;
+
+	r->chunk--;
+	done = node_ready(r, step_number(r, last_rail_step(r)) + 1, block);
+	if (done) {
+		hier_node_copy(r);
+		pair_gather(r);
+		tell_node(r, copied_value(r));
+		r->behind = 0;
+		r->chunks_behind++;
+	}
+	r->chunk++;
+	return done;
+}
+
+/* The hierarchical pipelines' work, while a rail step waits (see run_ahead). */
+static void overlap(struct shmemx_request *r, int waited)
+{
+	if (r->running_ahead)
+		return;
+	if (r->behind) {
+		r->running_ahead = 1;
+		catch_up(r, 0);
+		r->running_ahead = 0;
+		return;
+	}
+	run_ahead(r, waited);
+}
+
+/* The all-gather's node copy step: chunk c - 1's first, then c's, or left for later. */
+static int allgather_node_copy(struct shmemx_request *r, uint64_t step, int block)
+{
+	if (r->behind && !catch_up(r, block))
+		return 0;
+	if (sc.coll.hier_pipeline && r->chunk + 1 < r->nchunks) {
+		r->behind = 1;
+		return 1;
+	}
+	if (!node_ready(r, step, block))
+		return 0;
+	hier_node_copy(r);
+	/* as catch_up does: a node member may run the pipeline (its own SHMEMCOMM_HIER_PIPELINE) */
+	tell_node(r, copied_value(r));
+	return 1;
+}
+
 /* Step @k of the hierarchical scheme; 0 if a partner is not there and !@block. */
 static int hier_step(struct shmemx_request *r, const struct pair_group *g, int k,
 		     uint64_t step, int block)
@@ -1424,12 +1505,24 @@ static int hier_step(struct shmemx_request *r, const struct pair_group *g, int k
 		hier_load(r);
 		return 1;
 	case HIER_RAIL:
+		/* an all-gather's chunk c refills chunk c - 2's buffers: copied by the node? */
+		if (r->a.kind == SC_ALLGATHER && k == 0 && r->chunk >= 2) {
+			uint64_t copied = copied_value(r) - 2 * (uint64_t)pair_steps(r);
+
+			if (!node_ready(r, copied, 0)) {
+				overlap(r, 0);
+				if (!node_ready(r, copied, block))
+					return 0;
+			}
+		}
 		return group_step(r, g, rail_step(r, k), step, block);
 	case HIER_NODE_COMBINE:
 	case HIER_NODE_COPY:
 	default:
+		if (r->a.kind == SC_ALLGATHER)
+			return allgather_node_copy(r, step, block);
 		if (!node_ready(r, step, 0)) {
-			run_ahead(r, 0);
+			overlap(r, 0);
 			if (!node_ready(r, step, block))
 				return 0;
 		}
@@ -1484,20 +1577,6 @@ static int pair_step(struct shmemx_request *r, int block)
 	else if (k + 1 < steps)
 		tell_group(r, &g, k + 1, step + 1);
 	return 1;
-}
-
-/* At a chunk's end: staged results to dest (a reduce-scatter wrote dest itself). */
-static void pair_gather(struct shmemx_request *r)
-{
-	int blocks = r->a.kind == SC_ALLGATHER ? r->a.team->size : 1;
-
-	if (!r->result_staged || r->a.kind == SC_REDUCE_SCATTER)
-		return;
-	for (int b = 0; b < blocks; b++) {
-		struct run run = block_run(r, b);
-
-		to_dest(r, run.at, staged_results(r, sc.me) + run.buf * r->elem, run.len);
-	}
 }
 
 /*
@@ -1581,15 +1660,18 @@ static int advance(struct shmemx_request *r, int block)
 				if (!pair_step(r, block))
 					return 0;
 				if (++r->pair_step == pair_steps(r)) {
-					pair_gather(r);
+					if (!r->behind)
+						pair_gather(r);
 					r->pair_step = r->ahead;
 					r->ahead = 0;
 					r->chunk++;
 				}
 			}
-			if (r->algo == SC_ALGO_HIER && r->a.kind != SC_ALLGATHER)
-				sc_debug("PE %d: %s: hier, %zu chunk(s); the node phases of %zu ran while the chunk before crossed the nodes",
-					 sc.me, r->a.what, r->nchunks, r->chunks_ahead);
+			if (r->algo == SC_ALGO_HIER && r->a.kind != SC_BROADCAST)
+				sc_debug("PE %d: %s: hier, %zu chunk(s); the node phases of %zu ran while the chunk %s crossed the nodes",
+					 sc.me, r->a.what, r->nchunks,
+					 r->a.kind == SC_ALLGATHER ? r->chunks_behind : r->chunks_ahead,
+					 r->a.kind == SC_ALLGATHER ? "after" : "before");
 			r->pc = PC_FINAL;
 			break;
 		case PC_FINAL:
@@ -1756,6 +1838,8 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->ahead = 0;
 	r->running_ahead = 0;
 	r->chunks_ahead = 0;
+	r->behind = 0;
+	r->chunks_behind = 0;
 	r->pc = PC_STAGE;
 	r->done = 0;
 	r->parity = (unsigned)(t->coll_calls++ & 1);
