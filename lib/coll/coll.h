@@ -87,7 +87,7 @@ struct shmemx_request {
 	uint64_t pair_base;	/* the team's pairwise step count as this request began */
 	int pair_step;		/* the next step of the current chunk */
 	int ahead;		/* hier: steps of the next chunk already run (engine.c: run_ahead) */
-	int running_ahead;
+	int overlapping;	/* inside overlap(): its node work never nests */
 	size_t chunks_ahead;	/* chunks whose node phases ran during the chunk before */
 	int behind;		/* hier all-gather: the last chunk's node copy is pending (catch_up) */
 	size_t chunks_behind;	/* chunks whose node copy ran during the chunk after */

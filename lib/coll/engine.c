@@ -1391,11 +1391,10 @@ static void run_ahead(struct shmemx_request *r, int waited)
 	uint64_t step;
 
 	if (r->algo != SC_ALGO_HIER || r->a.kind == SC_ALLGATHER || !sc.coll.hier_pipeline ||
-	    r->running_ahead || r->ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair_step < 2)
+	    r->ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair_step < 2)
 		return;
 	if (r->a.kind == SC_REDUCE_SCATTER && (r->pair_step != last_rail_step(r) || !waited))
 		return;
-	r->running_ahead = 1;
 	r->chunk++;
 	step = step_number(r, r->ahead);
 	if (r->ahead == 0) {
@@ -1412,7 +1411,6 @@ static void run_ahead(struct shmemx_request *r, int waited)
 	r->chunk--;
 	if (r->ahead == 2 && r->pair_step > last_rail_step(r))
 		tell_rail_ahead(r);
-	r->running_ahead = 0;
 }
 
 /* At a chunk's end: staged results to dest (a reduce-scatter wrote dest itself). */
@@ -1468,15 +1466,14 @@ static int catch_up(struct shmemx_request *r, int block)
 /* The hierarchical pipelines' work, while a rail step waits (see run_ahead). */
 static void overlap(struct shmemx_request *r, int waited)
 {
-	if (r->running_ahead)
+	if (r->overlapping)
 		return;
-	if (r->behind) {
-		r->running_ahead = 1;
+	r->overlapping = 1;
+	if (r->behind)
 		catch_up(r, 0);
-		r->running_ahead = 0;
-		return;
-	}
-	run_ahead(r, waited);
+	else
+		run_ahead(r, waited);
+	r->overlapping = 0;
 }
 
 /* The all-gather's node copy step: chunk c - 1's first, then c's, or left for later. */
@@ -1836,7 +1833,7 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 		     (a->count + r->chunk_len - 1) / r->chunk_len;
 	r->chunk = 0;
 	r->ahead = 0;
-	r->running_ahead = 0;
+	r->overlapping = 0;
 	r->chunks_ahead = 0;
 	r->behind = 0;
 	r->chunks_behind = 0;
