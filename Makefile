@@ -6,6 +6,7 @@
 #   make run        the main job in a guest with the module loaded
 #   make checkpatch checkpatch.pl --strict on kmod/ and uapi/
 
+VERSION := 0.6.0
 KVER ?= $(shell . scripts/lib.sh && kernel_abi)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 BUILD := build
@@ -29,9 +30,15 @@ MP_TESTS := $(patsubst tests/mp/%.c,$(BUILD)/tests/mp/%,$(wildcard tests/mp/*.c)
 EXAMPLES := $(patsubst tests/examples/%.c,$(BUILD)/tests/examples/%,$(wildcard tests/examples/*.c))
 VERBS_TESTS := rdma dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
+# the netlink test speaks to the family through shmemctl's client
+GUEST_LIBS_netlink := -lmnl
+# an OpenSHMEM job, the whole library
+GUEST_LIBS_job_hold := -libverbs -lm
 
 BIN := $(BUILD)/bin
-TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf
+TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf \
+	$(BIN)/shmemctl
+GENL := $(BUILD)/tools/shmemctl/genl.o
 
 .PHONY: all kmod check run checkpatch clean
 all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
@@ -39,6 +46,12 @@ all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
 $(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ -libverbs
+
+$(BIN)/shmemctl: $(BUILD)/tools/shmemctl/shmemctl.o $(GENL)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lmnl
+
+$(BUILD)/tools/shmemctl/shmemctl.o: CPPFLAGS += -DSHMEMCOMM_VERSION='"$(VERSION)"'
 
 $(BIN)/shmemrun: $(BUILD)/tools/shmemrun.o
 	@mkdir -p $(dir $@)
@@ -88,6 +101,9 @@ $(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib
 
 $(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB) $(BUILD)/tests/guest/verbs.o
 	$(CC) $(CFLAGS) -o $@ $(filter-out %/verbs.o,$^) $(GUEST_LIBS_$*)
+
+$(BUILD)/tests/guest/netlink: $(GENL)
+$(BUILD)/tests/guest/netlink.o: CPPFLAGS += -Itools
 
 # Kbuild writes its objects beside the sources; a tree of links under
 # build/ keeps them out of kmod/.

@@ -83,7 +83,7 @@ long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg)
 		return -EFAULT;
 	if (args.flags ||
 	    !shmemcomm_reserved_zero(args.reserved, sizeof(args.reserved)))
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 
 	exp_info.ops = &shmemcomm_dmabuf_ops;
 	exp_info.size = (size_t)rf->region->nr_pages << PAGE_SHIFT;

@@ -146,13 +146,13 @@ long shmemcomm_ioctl_export(struct shmemcomm_region_file *rf, void __user *uarg)
 		return -EFAULT;
 	err = shmemcomm_validate_export(&args);
 	if (err)
-		return err;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, err);
 	if (!rf->owner)
-		return -EPERM;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_NOT_OWNER, -EPERM);
 
 	mutex_lock(&region->lock);
 	if (region->handle)
-		err = -EBUSY;
+		err = shmemcomm_refuse(SHMEMCOMM_REFUSAL_EXPORTED, -EBUSY);
 	else
 		err = shmemcomm_handle_publish(region, args.flags);
 	args.handle = region->handle;
@@ -177,11 +177,16 @@ long shmemcomm_ioctl_import(void __user *uarg)
 		return -EFAULT;
 	err = shmemcomm_validate_import(&args);
 	if (err)
-		return err;
+		return shmemcomm_refuse(err == -ENOENT ?
+					SHMEMCOMM_REFUSAL_NO_HANDLE :
+					SHMEMCOMM_REFUSAL_INVALID, err);
 
 	region = shmemcomm_handle_get(args.handle);
 	if (IS_ERR(region))
-		return PTR_ERR(region);
+		return shmemcomm_refuse(PTR_ERR(region) == -ENOENT ?
+					SHMEMCOMM_REFUSAL_NO_HANDLE :
+					SHMEMCOMM_REFUSAL_REVOKED,
+					PTR_ERR(region));
 
 	err = shmemcomm_import_access(region->export_flags, args.flags,
 				      uid_eq(current_euid(), region->owner_uid),
@@ -193,7 +198,7 @@ long shmemcomm_ioctl_import(void __user *uarg)
 				    from_kuid(&init_user_ns, region->owner_uid),
 				    region->export_flags);
 		shmemcomm_region_put(region);
-		return err;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_ACCESS, err);
 	}
 
 	writable = !(args.flags & SHMEMCOMM_IMPORT_RDONLY);
@@ -209,12 +214,12 @@ int shmemcomm_region_revoke(struct shmemcomm_region_file *rf)
 	struct shmemcomm_region *region = rf->region;
 
 	if (!rf->owner)
-		return -EPERM;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_NOT_OWNER, -EPERM);
 
 	mutex_lock(&region->lock);
 	if (!region->handle) {
 		mutex_unlock(&region->lock);
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 	}
 	spin_lock(&shmemcomm_handles_lock);
 	region->revoked = true;
@@ -237,6 +242,6 @@ long shmemcomm_ioctl_revoke(struct shmemcomm_region_file *rf, void __user *uarg)
 		return -EFAULT;
 	if (args.flags || args.pad ||
 	    !shmemcomm_reserved_zero(args.reserved, sizeof(args.reserved)))
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 	return shmemcomm_region_revoke(rf);
 }

@@ -36,6 +36,9 @@ MODULE_PARM_DESC(dev_gid,
 
 atomic_long_t shmemcomm_pinned_pages = ATOMIC_LONG_INIT(0);
 atomic_long_t shmemcomm_live_regions = ATOMIC_LONG_INIT(0);
+atomic64_t shmemcomm_regions_created = ATOMIC64_INIT(0);
+atomic64_t shmemcomm_regions_freed = ATOMIC64_INIT(0);
+static atomic64_t shmemcomm_refusal_counts[__SHMEMCOMM_REFUSAL_MAX];
 
 static struct vfsmount *shmemcomm_mnt;
 
@@ -46,6 +49,29 @@ unsigned long shmemcomm_max_pinned_pages(void)
 	if (mb > (ULONG_MAX >> (20 - PAGE_SHIFT)))
 		return ULONG_MAX;
 	return mb << (20 - PAGE_SHIFT);
+}
+
+u32 shmemcomm_dev_mode(void)
+{
+	return dev_mode;
+}
+
+u32 shmemcomm_dev_gid(void)
+{
+	return dev_gid;
+}
+
+void shmemcomm_count_refusal(enum shmemcomm_refusal reason)
+{
+	if (WARN_ON_ONCE(reason <= SHMEMCOMM_REFUSAL_UNSPEC ||
+			 reason > SHMEMCOMM_REFUSAL_MAX))
+		return;
+	atomic64_inc(&shmemcomm_refusal_counts[reason]);
+}
+
+u64 shmemcomm_refusals(enum shmemcomm_refusal reason)
+{
+	return atomic64_read(&shmemcomm_refusal_counts[reason]);
 }
 
 #if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
@@ -88,6 +114,21 @@ int shmemcomm_install_fd(struct file *file, void __user *uarg,
 	return 0;
 }
 
+/* GET_INFO's answer, also the figures of the netlink family */
+void shmemcomm_fill_info(struct shmemcomm_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->abi_major = SHMEMCOMM_ABI_MAJOR;
+	info->abi_minor = SHMEMCOMM_ABI_MINOR;
+	info->features = SHMEMCOMM_FEATURES;
+	info->max_region_size = SHMEMCOMM_MAX_REGION_SIZE;
+	info->max_pinned = (u64)shmemcomm_max_pinned_pages() << PAGE_SHIFT;
+	info->pinned = (u64)atomic_long_read(&shmemcomm_pinned_pages) << PAGE_SHIFT;
+	info->live_regions = atomic_long_read(&shmemcomm_live_regions);
+	info->page_size = PAGE_SIZE;
+	info->chunk_size = SHMEMCOMM_CHUNK_PAGES << PAGE_SHIFT;
+}
+
 static long shmemcomm_ioctl_get_info(void __user *uarg)
 {
 	struct shmemcomm_info info;
@@ -95,20 +136,9 @@ static long shmemcomm_ioctl_get_info(void __user *uarg)
 	if (copy_from_user(&info, uarg, sizeof(info)))
 		return -EFAULT;
 	if (!shmemcomm_reserved_zero(info.reserved, sizeof(info.reserved)))
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 
-	memset(&info, 0, sizeof(info));
-	info.abi_major = SHMEMCOMM_ABI_MAJOR;
-	info.abi_minor = SHMEMCOMM_ABI_MINOR;
-	info.features = SHMEMCOMM_FEATURE_NUMA | SHMEMCOMM_FEATURE_HUGE_CHUNKS |
-			SHMEMCOMM_FEATURE_EXPORT | SHMEMCOMM_FEATURE_DMABUF;
-	info.max_region_size = SHMEMCOMM_MAX_REGION_SIZE;
-	info.max_pinned = (u64)shmemcomm_max_pinned_pages() << PAGE_SHIFT;
-	info.pinned = (u64)atomic_long_read(&shmemcomm_pinned_pages) << PAGE_SHIFT;
-	info.live_regions = atomic_long_read(&shmemcomm_live_regions);
-	info.page_size = PAGE_SIZE;
-	info.chunk_size = SHMEMCOMM_CHUNK_PAGES << PAGE_SHIFT;
-
+	shmemcomm_fill_info(&info);
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;
@@ -209,15 +239,21 @@ static int __init shmemcomm_init(void)
 	if (IS_ERR(shmemcomm_mnt))
 		return PTR_ERR(shmemcomm_mnt);
 
+	err = shmemcomm_netlink_init();
+	if (err)
+		goto err_unmount;
+
 	shmemcomm_misc.mode = dev_mode;
 	err = misc_register(&shmemcomm_misc);
 	if (err)
-		goto err_unmount;
+		goto err_netlink;
 
 	pr_info("ABI %u.%u, cap %lu MiB pinned\n", SHMEMCOMM_ABI_MAJOR,
 		SHMEMCOMM_ABI_MINOR, max_pinned_mb);
 	return 0;
 
+err_netlink:
+	shmemcomm_netlink_exit();
 err_unmount:
 	kern_unmount(shmemcomm_mnt);
 	return err;
@@ -226,6 +262,7 @@ err_unmount:
 static void __exit shmemcomm_exit(void)
 {
 	misc_deregister(&shmemcomm_misc);
+	shmemcomm_netlink_exit();
 	kern_unmount(shmemcomm_mnt);
 }
 

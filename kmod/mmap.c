@@ -16,11 +16,15 @@ static void shmemcomm_vm_open(struct vm_area_struct *vma)
 	struct shmemcomm_region *region = vma->vm_private_data;
 
 	kref_get(&region->kref);
+	atomic_inc(&region->mappings);
 }
 
 static void shmemcomm_vm_close(struct vm_area_struct *vma)
 {
-	shmemcomm_region_put(vma->vm_private_data);
+	struct shmemcomm_region *region = vma->vm_private_data;
+
+	atomic_dec(&region->mappings);
+	shmemcomm_region_put(region);
 }
 
 static bool shmemcomm_may_access(struct shmemcomm_region_file *rf)
@@ -72,13 +76,14 @@ int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma)
 	 * since do_mmap drops VM_SHARED for files opened read-only.
 	 */
 	if (!(vma->vm_flags & VM_MAYSHARE))
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 	if (vma->vm_pgoff > region->nr_pages ||
 	    nr_pages > region->nr_pages - vma->vm_pgoff)
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 	if (!(file->f_mode & FMODE_WRITE)) {
 		if (vma->vm_flags & VM_WRITE)
-			return -EACCES;
+			return shmemcomm_refuse(SHMEMCOMM_REFUSAL_ACCESS,
+						-EACCES);
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
 
@@ -89,7 +94,7 @@ int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma)
 	mutex_lock(&region->lock);
 	if (!shmemcomm_may_access(rf)) {
 		mutex_unlock(&region->lock);
-		return -EKEYREVOKED;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_REVOKED, -EKEYREVOKED);
 	}
 	inserted = nr_pages;
 	err = vm_insert_pages(vma, vma->vm_start, region->pages + vma->vm_pgoff,
@@ -101,5 +106,6 @@ int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma)
 
 	/* vm_ops->close drops it; not called when mmap fails, so taken last */
 	kref_get(&region->kref);
+	atomic_inc(&region->mappings);
 	return 0;
 }

@@ -17,6 +17,10 @@
 
 #include "shmemcomm.h"
 
+/* Every live region, oldest first; for introspection only */
+static DEFINE_MUTEX(shmemcomm_regions_lock);
+static LIST_HEAD(shmemcomm_regions);
+
 /*
  * Adds @pages to @counter unless that would take it past @limit. A
  * compare-and-swap rather than add-then-undo, so that a refused caller never
@@ -152,7 +156,7 @@ static int shmemcomm_charge_region(struct shmemcomm_region *region)
 		pr_warn_ratelimited("create: %lu pages refused by the module cap: %ld of %lu pages pinned (raise max_pinned_mb)\n",
 				    pages, atomic_long_read(&shmemcomm_pinned_pages),
 				    cap);
-		return -EPERM;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_PINNED_CAP, -EPERM);
 	}
 	if (capable(CAP_IPC_LOCK))
 		return 0;
@@ -165,7 +169,7 @@ static int shmemcomm_charge_region(struct shmemcomm_region *region)
 				    atomic_long_read(&user->locked_vm), memlock);
 		free_uid(user);
 		atomic_long_sub(pages, &shmemcomm_pinned_pages);
-		return -ENOMEM;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_MEMLOCK, -ENOMEM);
 	}
 	region->memlock_user = user;
 	return 0;
@@ -178,6 +182,43 @@ static void shmemcomm_uncharge_region(struct shmemcomm_region *region)
 		free_uid(region->memlock_user);
 	}
 	atomic_long_sub(region->nr_pages, &shmemcomm_pinned_pages);
+}
+
+static void shmemcomm_region_list_add(struct shmemcomm_region *region)
+{
+	mutex_lock(&shmemcomm_regions_lock);
+	/* under the lock, so that the list stays in id order */
+	region->id = atomic64_inc_return(&shmemcomm_regions_created);
+	list_add_tail(&region->list, &shmemcomm_regions);
+	mutex_unlock(&shmemcomm_regions_lock);
+}
+
+static void shmemcomm_region_list_del(struct shmemcomm_region *region)
+{
+	mutex_lock(&shmemcomm_regions_lock);
+	list_del(&region->list);
+	mutex_unlock(&shmemcomm_regions_lock);
+	atomic64_inc(&shmemcomm_regions_freed);
+}
+
+/*
+ * The live region with the lowest id at least @first_id, with a reference
+ * for the caller; NULL if there is none. Regions on their way out are
+ * skipped.
+ */
+struct shmemcomm_region *shmemcomm_region_next(u64 first_id)
+{
+	struct shmemcomm_region *region;
+
+	mutex_lock(&shmemcomm_regions_lock);
+	list_for_each_entry(region, &shmemcomm_regions, list) {
+		if (region->id >= first_id && kref_get_unless_zero(&region->kref)) {
+			mutex_unlock(&shmemcomm_regions_lock);
+			return region;
+		}
+	}
+	mutex_unlock(&shmemcomm_regions_lock);
+	return NULL;
 }
 
 /* @size is validated and page aligned */
@@ -195,6 +236,8 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 	region->numa_node = numa_node;
 	region->owner_uid = current_euid();
 	region->owner_gid = current_egid();
+	atomic_set(&region->importers, 0);
+	atomic_set(&region->mappings, 0);
 
 	err = shmemcomm_charge_region(region);
 	if (err)
@@ -203,16 +246,18 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 	region->pages = kvcalloc(region->nr_pages, sizeof(*region->pages),
 				 GFP_KERNEL_ACCOUNT);
 	if (!region->pages) {
-		err = -ENOMEM;
+		err = shmemcomm_refuse(SHMEMCOMM_REFUSAL_NO_MEMORY, -ENOMEM);
 		goto err_uncharge;
 	}
 
 	err = shmemcomm_alloc_pages(region);
 	if (err) {
-		if (err == -ENOMEM)
+		if (err == -ENOMEM) {
+			shmemcomm_count_refusal(SHMEMCOMM_REFUSAL_NO_MEMORY);
 			pr_warn_ratelimited("create: out of memory after %u chunks for %lu pages on node %d\n",
 					    region->nr_chunks, region->nr_pages,
 					    numa_node);
+		}
 		goto err_free_pages;
 	}
 
@@ -223,7 +268,10 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 	}
 	region->inode->i_size = size;
 
+	region->owner_pid = get_task_pid(current, PIDTYPE_TGID);
+	get_task_comm(region->owner_comm, current);
 	atomic_long_inc(&shmemcomm_live_regions);
+	shmemcomm_region_list_add(region);
 	return region;
 
 err_free_pages:
@@ -241,7 +289,9 @@ static void shmemcomm_region_release(struct kref *kref)
 	struct shmemcomm_region *region =
 		container_of(kref, struct shmemcomm_region, kref);
 
+	shmemcomm_region_list_del(region);
 	shmemcomm_handle_unpublish(region);
+	put_pid(region->owner_pid);
 	iput(region->inode);
 	shmemcomm_free_pages(region);
 	kvfree(region->pages);
@@ -259,6 +309,8 @@ static int shmemcomm_region_file_release(struct inode *inode, struct file *file)
 {
 	struct shmemcomm_region_file *rf = file->private_data;
 
+	if (!rf->owner)
+		atomic_dec(&rf->region->importers);
 	shmemcomm_region_put(rf->region);
 	kfree(rf);
 	return 0;
@@ -273,7 +325,7 @@ static long shmemcomm_ioctl_region_info(struct shmemcomm_region_file *rf,
 	if (copy_from_user(&info, uarg, sizeof(info)))
 		return -EFAULT;
 	if (!shmemcomm_reserved_zero(info.reserved, sizeof(info.reserved)))
-		return -EINVAL;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 
 	memset(&info, 0, sizeof(info));
 	info.size = (u64)region->nr_pages << PAGE_SHIFT;
@@ -365,6 +417,8 @@ struct file *shmemcomm_region_file_open(struct shmemcomm_region *region,
 		goto err_iput;
 	}
 	file->private_data = rf;
+	if (!owner)
+		atomic_inc(&region->importers);
 	return file;
 
 err_iput:
@@ -388,7 +442,7 @@ long shmemcomm_ioctl_create(void __user *uarg)
 		return -EFAULT;
 	err = shmemcomm_validate_create(&args);
 	if (err)
-		return err;
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, err);
 
 	args.size = PAGE_ALIGN(args.size);
 	region = shmemcomm_region_create(args.size,

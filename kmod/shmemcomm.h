@@ -9,17 +9,24 @@
 #include <linux/bits.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/sched/user.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
 #include <linux/shmemcomm.h>
+#include <linux/shmemcomm_netlink.h>
 
 #define SHMEMCOMM_CHUNK_ORDER	(21 - PAGE_SHIFT)	/* 2 MiB */
 #define SHMEMCOMM_CHUNK_PAGES	BIT(SHMEMCOMM_CHUNK_ORDER)
 #define SHMEMCOMM_MAX_REGION_SIZE BIT_ULL(40)	/* 1 TiB */
+#define SHMEMCOMM_FEATURES	(SHMEMCOMM_FEATURE_NUMA | \
+				 SHMEMCOMM_FEATURE_HUGE_CHUNKS | \
+				 SHMEMCOMM_FEATURE_EXPORT | \
+				 SHMEMCOMM_FEATURE_DMABUF)
 
 /**
  * struct shmemcomm_region - pinned pages, shared by every file that maps them
@@ -40,6 +47,12 @@
  * @handle:		0 until exported; never changes after
  * @export_flags:	SHMEMCOMM_EXPORT_* given at export
  * @revoked:		set under both @lock and the handle table lock
+ * @list:		in the list of live regions, in @id order (netlink dumps)
+ * @id:			unique since load; ids grow in creation order
+ * @owner_pid:		the creating process, shown by introspection only
+ * @owner_comm:		its name at create
+ * @importers:		importers' region files open now
+ * @mappings:		VMAs mapping the region now, in every process
  */
 struct shmemcomm_region {
 	struct kref kref;
@@ -56,6 +69,12 @@ struct shmemcomm_region {
 	u64 handle;
 	u32 export_flags;
 	bool revoked;
+	struct list_head list;
+	u64 id;
+	struct pid *owner_pid;
+	char owner_comm[TASK_COMM_LEN];
+	atomic_t importers;
+	atomic_t mappings;
 };
 
 /**
@@ -72,7 +91,22 @@ struct shmemcomm_region_file {
 /* main.c: module-wide limits and counters */
 extern atomic_long_t shmemcomm_pinned_pages;
 extern atomic_long_t shmemcomm_live_regions;
+extern atomic64_t shmemcomm_regions_created;
+extern atomic64_t shmemcomm_regions_freed;
 unsigned long shmemcomm_max_pinned_pages(void);
+void shmemcomm_fill_info(struct shmemcomm_info *info);
+u32 shmemcomm_dev_mode(void);
+u32 shmemcomm_dev_gid(void);
+u64 shmemcomm_refusals(enum shmemcomm_refusal reason);
+void shmemcomm_count_refusal(enum shmemcomm_refusal reason);
+
+/* Counts a refusal and returns @err, so that error paths stay one line. */
+static inline int shmemcomm_refuse(enum shmemcomm_refusal reason, int err)
+{
+	shmemcomm_count_refusal(reason);
+	return err;
+}
+
 struct vfsmount *shmemcomm_mount(void);
 #if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
 unsigned long shmemcomm_test_set_max_pinned_mb(unsigned long mb);
@@ -90,6 +124,7 @@ struct file *shmemcomm_region_file_open(struct shmemcomm_region *region,
 bool shmemcomm_is_region_file(const struct file *file);
 long shmemcomm_ioctl_create(void __user *uarg);
 bool shmemcomm_reserved_zero(const void *reserved, size_t len);
+struct shmemcomm_region *shmemcomm_region_next(u64 first_id);
 
 /* export.c */
 int shmemcomm_validate_export(const struct shmemcomm_export *args);
@@ -106,6 +141,10 @@ long shmemcomm_ioctl_revoke(struct shmemcomm_region_file *rf, void __user *uarg)
 
 /* mmap.c */
 int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* netlink.c */
+int shmemcomm_netlink_init(void);
+void shmemcomm_netlink_exit(void);
 
 /* dmabuf.c */
 long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);

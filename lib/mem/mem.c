@@ -80,6 +80,8 @@ static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_
 		free(handles);
 		return err;
 	}
+	sc_info("PE %d (pid %d): segment in region %#" PRIx64 " of %" PRIu64 " bytes",
+		boot->rank, (int)getpid(), mine->handle, mine->size);
 	err = sc_boot_allgather(boot, &mine->handle, sizeof(mine->handle), handles);
 	for (int i = 0; i < node->local_size && !err; i++) {
 		int pe = node->local_pes[i];
