@@ -5,6 +5,11 @@
 #   make check      everything: setup, unit, KUnit (UML), guest (real kernel)
 #   make run        the main job in a guest with the module loaded
 #   make checkpatch checkpatch.pl --strict on kmod/ and uapi/
+#   make install    the library (shared and static), headers, shmemcomm.pc,
+#                   the tools, man pages and the udev rule; PREFIX (default
+#                   /usr/local) and DESTDIR are honoured
+#   make dkms-source  the module's source tree for DKMS, into
+#                   $(DESTDIR)/usr/src/shmemcomm-$(VERSION)
 
 VERSION := 0.6.0
 KVER ?= $(shell . scripts/lib.sh && kernel_abi)
@@ -20,6 +25,10 @@ SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LIB_SRCS := $(wildcard lib/*/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libshmemcomm.a
+# The shared library exports the OpenSHMEM and shmemx API only (lib/libshmemcomm.map).
+SOVERSION := 0
+SHARED := $(BUILD)/shared/libshmemcomm.so.$(VERSION)
+PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
@@ -40,8 +49,8 @@ TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/s
 	$(BIN)/shmemctl
 GENL := $(BUILD)/tools/shmemctl/genl.o
 
-.PHONY: all kmod check run checkpatch clean
-all: $(LIB) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
+.PHONY: all kmod check run checkpatch clean install dkms-source
+all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
 
 $(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -89,6 +98,16 @@ $(BUILD)/%.o: %.c
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+$(SHARED): $(PIC_OBJS) lib/libshmemcomm.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libshmemcomm.so.$(SOVERSION) \
+		-Wl,--version-script,lib/libshmemcomm.map -Wl,-z,defs \
+		-o $@ $(PIC_OBJS) -libverbs -lm
+
 # Host unit tests build the library sources again with the sanitizers.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS) $(wildcard lib/*/*.h include/*.h)
 	@mkdir -p $(dir $@)
@@ -124,6 +143,59 @@ run:
 checkpatch:
 	perl $(shell . scripts/lib.sh && checkpatch) --strict --no-tree --terse -f \
 		$(wildcard kmod/*.[ch] uapi/linux/*.h)
+
+# ---- install ----
+PREFIX ?= /usr/local
+bindir ?= $(PREFIX)/bin
+libdir ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+mandir ?= $(PREFIX)/share/man
+pkgconfigdir ?= $(libdir)/pkgconfig
+# udev reads rules from /etc and /usr/lib only, whatever the prefix
+udevrulesdir ?= /etc/udev/rules.d
+dkmsdir ?= /usr/src/shmemcomm-$(VERSION)
+MAN_PAGES := $(wildcard docs/man/*.[1-8])
+
+$(BUILD)/install/oshcc: tools/oshcc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@INCLUDEDIR@|$(includedir)|' -e 's|@LIBDIR@|$(libdir)|' $< >$@
+
+$(BUILD)/install/shmemcomm.pc: lib/shmemcomm.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(libdir)|' \
+		-e 's|@INCLUDEDIR@|$(includedir)|' -e 's|@VERSION@|$(VERSION)|' $< >$@
+
+# Rebuilt on every install: the paths inside depend on PREFIX.
+.PHONY: $(BUILD)/install/oshcc $(BUILD)/install/shmemcomm.pc
+
+install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BUILD)/install/oshcc \
+		$(BUILD)/install/shmemcomm.pc
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
+		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(udevrulesdir)
+	install -m 644 $(LIB) $(DESTDIR)$(libdir)/
+	install -m 755 $(SHARED) $(DESTDIR)$(libdir)/
+	ln -sf libshmemcomm.so.$(VERSION) $(DESTDIR)$(libdir)/libshmemcomm.so.$(SOVERSION)
+	ln -sf libshmemcomm.so.$(SOVERSION) $(DESTDIR)$(libdir)/libshmemcomm.so
+	install -m 644 include/shmem.h include/shmemx.h $(DESTDIR)$(includedir)/
+	install -m 644 $(BUILD)/install/shmemcomm.pc $(DESTDIR)$(pkgconfigdir)/
+	install -m 755 $(BIN)/shmemrun $(BIN)/shmemctl $(BUILD)/install/oshcc $(DESTDIR)$(bindir)/
+	ln -sf shmemrun $(DESTDIR)$(bindir)/oshrun
+	for page in $(MAN_PAGES); do \
+		section=$${page##*.}; \
+		install -d $(DESTDIR)$(mandir)/man$$section && \
+		install -m 644 $$page $(DESTDIR)$(mandir)/man$$section/ || exit 1; \
+	done
+	install -m 644 kmod/99-shmemcomm.rules $(DESTDIR)$(udevrulesdir)/
+
+# What dkms needs to build the module for each kernel: the Kbuild files,
+# kmod/ without its KUnit files, uapi/, and dkms.conf with this version.
+dkms-source:
+	install -d $(DESTDIR)$(dkmsdir)/kmod $(DESTDIR)$(dkmsdir)/uapi/linux
+	install -m 644 Kbuild $(DESTDIR)$(dkmsdir)/
+	install -m 644 kmod/Kbuild $(filter-out %_kunit.c,$(wildcard kmod/*.c)) kmod/*.h \
+		$(DESTDIR)$(dkmsdir)/kmod/
+	install -m 644 uapi/linux/*.h $(DESTDIR)$(dkmsdir)/uapi/linux/
+	sed -e 's|@VERSION@|$(VERSION)|' kmod/dkms.conf.in >$(DESTDIR)$(dkmsdir)/dkms.conf
 
 clean:
 	rm -rf $(BUILD)

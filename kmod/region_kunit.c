@@ -169,12 +169,49 @@ static void region_file_refs(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(importer));
 	KUNIT_EXPECT_FALSE(test, importer->f_mode & FMODE_WRITE);
 	KUNIT_EXPECT_EQ(test, kref_read(&region->kref), 2U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&region->importers), 1);
 
 	__fput_sync(owner);
 	KUNIT_EXPECT_EQ(test, kref_read(&region->kref), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&shmemcomm_live_regions), live + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&region->importers), 1);
 	__fput_sync(importer);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&shmemcomm_live_regions), live);
+}
+
+/* The list behind the netlink dump: id order, resumable, freed ones gone. */
+static void region_list(struct kunit *test)
+{
+	s64 created = atomic64_read(&shmemcomm_regions_created);
+	s64 freed = atomic64_read(&shmemcomm_regions_freed);
+	struct shmemcomm_region *r[3], *next;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		r[i] = shmemcomm_region_create(PAGE_SIZE, NUMA_NO_NODE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(r[i]));
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&shmemcomm_regions_created), created + 3);
+	KUNIT_EXPECT_LT(test, r[0]->id, r[1]->id);
+	KUNIT_EXPECT_LT(test, r[1]->id, r[2]->id);
+
+	/* resuming from an id gives that region, with a reference */
+	next = shmemcomm_region_next(r[1]->id);
+	KUNIT_EXPECT_PTR_EQ(test, next, r[1]);
+	KUNIT_EXPECT_EQ(test, kref_read(&r[1]->kref), 2U);
+	shmemcomm_region_put(next);
+
+	/* a freed region is skipped; the walk goes on to the next one */
+	shmemcomm_region_put(r[1]);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&shmemcomm_regions_freed), freed + 1);
+	next = shmemcomm_region_next(r[0]->id + 1);
+	KUNIT_EXPECT_PTR_EQ(test, next, r[2]);
+	shmemcomm_region_put(next);
+	KUNIT_EXPECT_NULL(test, shmemcomm_region_next(r[2]->id + 1));
+
+	shmemcomm_region_put(r[0]);
+	shmemcomm_region_put(r[2]);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&shmemcomm_regions_freed), freed + 3);
 }
 
 static struct kunit_case shmemcomm_region_cases[] = {
@@ -186,6 +223,7 @@ static struct kunit_case shmemcomm_region_cases[] = {
 	KUNIT_CASE(region_chunk_fallback),
 	KUNIT_CASE(region_module_cap),
 	KUNIT_CASE(region_file_refs),
+	KUNIT_CASE(region_list),
 	{}
 };
 

@@ -142,9 +142,20 @@ long shmemcomm_ioctl_revoke(struct shmemcomm_region_file *rf, void __user *uarg)
 /* mmap.c */
 int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma);
 
-/* netlink.c */
+/* netlink.c; KUnit's UML kernel has no networking, and no family */
+#if IS_ENABLED(CONFIG_NET)
 int shmemcomm_netlink_init(void);
 void shmemcomm_netlink_exit(void);
+#else
+static inline int shmemcomm_netlink_init(void)
+{
+	return 0;
+}
+
+static inline void shmemcomm_netlink_exit(void)
+{
+}
+#endif
 
 /* dmabuf.c */
 long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);

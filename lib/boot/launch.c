@@ -85,7 +85,8 @@ bad:
 /* One host, no address given: loopback, on a port derived from the job. */
 static void same_host_rendezvous(struct sc_launch *l, const char *job)
 {
-	snprintf(l->job, sizeof(l->job), "%s", job);
+	if (job != l->job)	/* overlapping copies are undefined */
+		snprintf(l->job, sizeof(l->job), "%s", job);
 	snprintf(l->host, sizeof(l->host), "127.0.0.1");
 	l->port = sc_launch_port_for_job(job);
 }
