@@ -168,7 +168,7 @@ $(BUILD)/install/shmemcomm.pc: lib/shmemcomm.pc.in Makefile
 # Rebuilt on every install: the paths inside depend on PREFIX.
 .PHONY: $(BUILD)/install/oshcc $(BUILD)/install/shmemcomm.pc
 
-install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BUILD)/install/oshcc \
+install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
 		$(BUILD)/install/shmemcomm.pc
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(udevrulesdir)
@@ -178,7 +178,8 @@ install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BUILD)/install/oshcc
 	ln -sf libshmemcomm.so.$(SOVERSION) $(DESTDIR)$(libdir)/libshmemcomm.so
 	install -m 644 include/shmem.h include/shmemx.h $(DESTDIR)$(includedir)/
 	install -m 644 $(BUILD)/install/shmemcomm.pc $(DESTDIR)$(pkgconfigdir)/
-	install -m 755 $(BIN)/shmemrun $(BIN)/shmemctl $(BUILD)/install/oshcc $(DESTDIR)$(bindir)/
+	install -m 755 $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
+		$(DESTDIR)$(bindir)/
 	ln -sf shmemrun $(DESTDIR)$(bindir)/oshrun
 	for page in $(MAN_PAGES); do \
 		section=$${page##*.}; \

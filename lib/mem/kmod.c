@@ -52,7 +52,7 @@ int sc_kmod_open(struct sc_kmod *dev)
 	if (dev->fd < 0) {
 		err = -errno;
 		if (err == -ENOENT)
-			sc_error("cannot open %s: it does not exist; load the module (insmod shmemcomm.ko)",
+			sc_error("cannot open %s: it does not exist; load the module (modprobe shmemcomm, or insmod shmemcomm.ko)",
 				 path);
 		else if (err == -EACCES)
 			sc_error("cannot open %s: permission denied; the module parameters dev_mode and dev_gid (with kmod/99-shmemcomm.rules) set who may open it",
