@@ -11,7 +11,8 @@
 #   make dkms-source  the module's source tree for DKMS, into
 #                   $(DESTDIR)/usr/src/shmemcomm-$(VERSION)
 
-VERSION := 0.6.0
+# one version for the library, the tools and the module: dkms.conf's
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 KVER ?= $(shell . scripts/lib.sh && kernel_abi)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 BUILD := build
@@ -189,14 +190,14 @@ install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf 
 	install -m 644 kmod/99-shmemcomm.rules $(DESTDIR)$(udevrulesdir)/
 
 # What dkms needs to build the module for each kernel: the Kbuild files,
-# kmod/ without its KUnit files, uapi/, and dkms.conf with this version.
+# kmod/ without its KUnit files, uapi/, and dkms.conf.
 dkms-source:
 	install -d $(DESTDIR)$(dkmsdir)/kmod $(DESTDIR)$(dkmsdir)/uapi/linux
 	install -m 644 Kbuild $(DESTDIR)$(dkmsdir)/
 	install -m 644 kmod/Kbuild $(filter-out %_kunit.c,$(wildcard kmod/*.c)) kmod/*.h \
 		$(DESTDIR)$(dkmsdir)/kmod/
 	install -m 644 uapi/linux/*.h $(DESTDIR)$(dkmsdir)/uapi/linux/
-	sed -e 's|@VERSION@|$(VERSION)|' kmod/dkms.conf.in >$(DESTDIR)$(dkmsdir)/dkms.conf
+	install -m 644 dkms.conf $(DESTDIR)$(dkmsdir)/
 
 clean:
 	rm -rf $(BUILD)

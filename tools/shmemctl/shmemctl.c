@@ -446,7 +446,8 @@ int main(int argc, char **argv)
 		if (json)
 			putchar(']');
 		else if (!err && !count)
-			printf("no regions%s\n", nfilter ? " of that process" : "");
+			printf("no regions%s (without CAP_SYS_ADMIN, only your own are listed)\n",
+			       nfilter ? " of that process" : "");
 	}
 	if (json)
 		putchar('\n');

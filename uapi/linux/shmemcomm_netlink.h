@@ -14,7 +14,7 @@
  * SHMEMCOMM_CMD_GET_STATS (doit): module-wide counters:
  *	PINNED, MAX_PINNED, LIVE_REGIONS, REGIONS_CREATED, REGIONS_FREED and
  *	REFUSALS (nested: one u64 per SHMEMCOMM_REFUSAL_* type, every type
- *	present). Takes no attribute.
+ *	present; type 0 inside it is padding). Takes no attribute.
  * SHMEMCOMM_CMD_GET_REGION (dump only): one message per live region, in
  *	creation order, with the REGION_* attributes. Optional request
  *	attribute REGION_OWNER_PID: only that process's regions. A user
