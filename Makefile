@@ -50,7 +50,7 @@ TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/s
 	$(BIN)/shmemctl
 GENL := $(BUILD)/tools/shmemctl/genl.o
 
-.PHONY: all kmod check run checkpatch clean install dkms-source
+.PHONY: all kmod check run checkpatch clean install uninstall dkms-source
 all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
 
 $(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
@@ -188,6 +188,19 @@ install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf 
 		install -m 644 $$page $(DESTDIR)$(mandir)/man$$section/ || exit 1; \
 	done
 	install -m 644 kmod/99-shmemcomm.rules $(DESTDIR)$(udevrulesdir)/
+
+# Removes what install put there, with the same PREFIX and DESTDIR.
+uninstall:
+	rm -f $(DESTDIR)$(libdir)/libshmemcomm.a $(DESTDIR)$(libdir)/libshmemcomm.so \
+		$(DESTDIR)$(libdir)/libshmemcomm.so.$(SOVERSION) \
+		$(DESTDIR)$(libdir)/libshmemcomm.so.$(VERSION) \
+		$(DESTDIR)$(includedir)/shmem.h $(DESTDIR)$(includedir)/shmemx.h \
+		$(DESTDIR)$(pkgconfigdir)/shmemcomm.pc \
+		$(addprefix $(DESTDIR)$(bindir)/,shmemrun oshrun oshcc shmemctl shmemcomm-perf) \
+		$(DESTDIR)$(udevrulesdir)/99-shmemcomm.rules
+	for page in $(MAN_PAGES); do \
+		rm -f $(DESTDIR)$(mandir)/man$${page##*.}/$${page##*/}; \
+	done
 
 # What dkms needs to build the module for each kernel: the Kbuild files,
 # kmod/ without its KUnit files, uapi/, and dkms.conf.
