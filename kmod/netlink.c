@@ -170,18 +170,11 @@ static int shmemcomm_nl_put_region(struct sk_buff *skb, u32 portid, u32 seq,
 {
 	struct user_namespace *ns = current_user_ns();
 	u64 bytes = (u64)region->nr_pages << PAGE_SHIFT;
-	u32 export_flags, state = 0;
+	u32 export_flags, state;
 	void *hdr;
 	u64 handle;
 
-	mutex_lock(&region->lock);
-	handle = region->handle;
-	export_flags = region->export_flags;
-	if (handle)
-		state |= SHMEMCOMM_STATE_EXPORTED;
-	if (region->revoked)
-		state |= SHMEMCOMM_STATE_REVOKED;
-	mutex_unlock(&region->lock);
+	state = shmemcomm_region_export_state(region, &handle, &export_flags);
 
 	hdr = genlmsg_put(skb, portid, seq, &shmemcomm_genl_family,
 			  NLM_F_MULTI, SHMEMCOMM_CMD_GET_REGION);

@@ -316,6 +316,26 @@ static int shmemcomm_region_file_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * The export's handle and flags, and its SHMEMCOMM_STATE_EXPORTED and
+ * _REVOKED bits, read together under the region's lock.
+ */
+u32 shmemcomm_region_export_state(struct shmemcomm_region *region,
+				  u64 *handle, u32 *export_flags)
+{
+	u32 state = 0;
+
+	mutex_lock(&region->lock);
+	*handle = region->handle;
+	*export_flags = region->export_flags;
+	if (region->handle)
+		state |= SHMEMCOMM_STATE_EXPORTED;
+	if (region->revoked)
+		state |= SHMEMCOMM_STATE_REVOKED;
+	mutex_unlock(&region->lock);
+	return state;
+}
+
 static long shmemcomm_ioctl_region_info(struct shmemcomm_region_file *rf,
 					bool writable, void __user *uarg)
 {
@@ -331,14 +351,8 @@ static long shmemcomm_ioctl_region_info(struct shmemcomm_region_file *rf,
 	info.size = (u64)region->nr_pages << PAGE_SHIFT;
 	info.numa_node = region->numa_node;
 	info.nr_chunks = region->nr_chunks;
-	mutex_lock(&region->lock);
-	info.handle = region->handle;
-	info.export_flags = region->export_flags;
-	if (region->handle)
-		info.state |= SHMEMCOMM_STATE_EXPORTED;
-	if (region->revoked)
-		info.state |= SHMEMCOMM_STATE_REVOKED;
-	mutex_unlock(&region->lock);
+	info.state = shmemcomm_region_export_state(region, &info.handle,
+						   &info.export_flags);
 	if (rf->owner)
 		info.state |= SHMEMCOMM_STATE_OWNER;
 	if (writable)

@@ -125,6 +125,8 @@ bool shmemcomm_is_region_file(const struct file *file);
 long shmemcomm_ioctl_create(void __user *uarg);
 bool shmemcomm_reserved_zero(const void *reserved, size_t len);
 struct shmemcomm_region *shmemcomm_region_next(u64 first_id);
+u32 shmemcomm_region_export_state(struct shmemcomm_region *region,
+				  u64 *handle, u32 *export_flags);
 
 /* export.c */
 int shmemcomm_validate_export(const struct shmemcomm_export *args);
