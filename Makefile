@@ -76,11 +76,12 @@ $(BIN)/shmemcomm-perf: tools/shmemcomm_perf.c $(LIB) $(BIN)/oshcc
 $(BIN)/oshrun: $(BIN)/shmemrun
 	ln -sf shmemrun $@
 
-# In the build tree oshcc points at the tree; make install will point it at PREFIX.
+# oshcc with its include and library folders: $(call make_oshcc,INCLUDEDIR,LIBDIR)
+make_oshcc = mkdir -p $(dir $@) && sed -e 's|@INCLUDEDIR@|$(1)|' -e 's|@LIBDIR@|$(2)|' $< >$@ && chmod +x $@
+
+# In the build tree oshcc points at the tree; make install points it at PREFIX.
 $(BIN)/oshcc: tools/oshcc.in
-	@mkdir -p $(dir $@)
-	sed -e 's|@INCLUDEDIR@|$(CURDIR)/include|' -e 's|@LIBDIR@|$(CURDIR)/$(BUILD)|' $< >$@
-	chmod +x $@
+	$(call make_oshcc,$(CURDIR)/include,$(CURDIR)/$(BUILD))
 
 # Multi-process tests and the standard examples: OpenSHMEM programs, built
 # with oshcc like a user's, run under shmemrun.
@@ -158,8 +159,7 @@ dkmsdir ?= /usr/src/shmemcomm-$(VERSION)
 MAN_PAGES := $(wildcard docs/man/*.[1-8])
 
 $(BUILD)/install/oshcc: tools/oshcc.in
-	@mkdir -p $(dir $@)
-	sed -e 's|@INCLUDEDIR@|$(includedir)|' -e 's|@LIBDIR@|$(libdir)|' $< >$@
+	$(call make_oshcc,$(includedir),$(libdir))
 
 $(BUILD)/install/shmemcomm.pc: lib/shmemcomm.pc.in Makefile
 	@mkdir -p $(dir $@)
