@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/state.h"
+#include "core/state.h"
 #include "shmem.h"
 #include "util/log.h"
 

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "api/state.h"
+#include "core/state.h"
 #include "shmem.h"
 #include "util/log.h"
 

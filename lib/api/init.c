@@ -8,73 +8,28 @@
  * NIC: the transport is set up at init when there are any.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "api/state.h"
+#include "api/team.h"
 #include "coll/coll.h"
+#include "core/state.h"
 #include "shmem.h"
 #include "shmemx.h"
-#include "sync/wait.h"
+#include "sync/sync.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/wait.h"
 
 #define DEFAULT_HEAP (128ull << 20)
 #define DEFAULT_TIMEOUT 300.0
 
-struct sc_state sc;
-
-void sc_require_init(const char *function)
-{
-	if (__builtin_expect(sc.initialized, 1))
-		return;
-	sc_error("%s called %s; call shmem_init first", function,
-		 sc.finalized ? "after shmem_finalize" : "before shmem_init");
-	exit(1);
-}
-
-/* Tells every PE to stop: their waits see it within a step. */
-static void stop_all(int status, int fatal)
-{
-	int words[3] = { sc.me + 1, status, fatal };	/* abort_pe, _status, _fatal */
-
-	if (!sc.mem.base)
-		return;
-	for (int i = 0; i < sc.node.local_size; i++) {
-		struct sc_internal *peer = sc_internal_of(sc.node.local_pes[i]);
-		int none = 0;
-
-		atomic_store(&peer->abort_status, status);
-		atomic_store(&peer->abort_fatal, fatal);
-		atomic_compare_exchange_strong(&peer->abort_pe, &none, sc.me + 1);
-	}
-	if (sc.net.active)
-		sc_net_last_words(&sc.net, sc.mem.base,
-				  sc_internal_offset(&sc_internal_of(sc.me)->abort_pe), words,
-				  sizeof(words));
-}
-
-void sc_fatal(int status, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	sc_error("%s", line);
-	stop_all(status, 1);
-	fflush(NULL);
-	_exit(status);
-}
-
 void shmem_global_exit(int status)
 {
 	sc_require_init("shmem_global_exit");
-	stop_all(status, 0);
+	sc_stop_all(status, 0);
 	fflush(NULL);
 	_exit(status);
 }
@@ -118,7 +73,9 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	uint64_t heap;
 	long debug;
 	enum sc_mem_kind kind;
+	struct sc_internal *mine;
 
+	sc_abort_init();
 	if (sc.initialized || sc.finalized) {
 		sc_error("shmem_init called %s on PE %d; the library initializes once per process",
 			 sc.finalized ? "after shmem_finalize" : "twice", sc.me);
@@ -144,12 +101,24 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	if (sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node) ||
 	    sc_heap_init(&sc.heap, sc.heap_size))
 		exit(1);
+	mine = sc_internal_of(sc.me);
+	sc_wait_watch(&(struct sc_wait_watch){
+		.me = sc.me, .timeout = sc.timeout, .abort = &mine->abort,
+		.local_size = sc.node.local_size, .local_pes = sc.node.local_pes,
+		.pids = sc.node.pids,
+	});
 	if (sc.node.local_size != sc.npes) {
-		int dmabuf = sc_mem_dmabuf(&sc.mem, sc.me), err;
+		struct sc_net_segment segment = {
+			.base = sc.mem.base[sc.me], .size = sc.mem.size,
+			.dmabuf_fd = sc_mem_dmabuf(&sc.mem, sc.me),
+			.amo_mail = sc_internal_offset(mine->amo_mail),
+			.amo_reply = sc_internal_offset(&mine->amo_reply),
+		};
+		int err;
 
-		err = sc_net_setup(&sc.net, &sc.boot, sc.mem.base[sc.me], sc.mem.size, dmabuf);
-		if (dmabuf >= 0)
-			close(dmabuf);
+		err = sc_net_setup(&sc.net, &sc.boot, &sc.node, &segment);
+		if (segment.dmabuf_fd >= 0)
+			close(segment.dmabuf_fd);
 		if (err)
 			exit(1);
 	}
@@ -227,35 +196,10 @@ int shmem_pe_accessible(int pe)
 	return pe >= 0 && pe < sc.npes;
 }
 
-int sc_heap_contains(const void *addr, size_t len)
-{
-	const char *p = addr, *base = sc_heap_base(sc.me);
-
-	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
-}
-
 int shmem_addr_accessible(const void *addr, int pe)
 {
 	sc_require_init("shmem_addr_accessible");
 	return shmem_pe_accessible(pe) && sc_heap_contains(addr, 0);
-}
-
-size_t sc_heap_offset(const void *addr, size_t len, const char *function)
-{
-	const char *base = sc_heap_base(sc.me);
-	size_t offset = (size_t)((const char *)addr - base);
-
-	if (!sc_heap_contains(addr, len))
-		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) is not inside the symmetric heap [%p, %p); symmetric objects come from shmem_malloc (static and global objects are not symmetric here)",
-			 sc.me, function, addr, len, (const void *)base,
-			 (const void *)(base + sc.heap_size));
-	return offset;
-}
-
-void sc_check_pe(int pe, const char *function)
-{
-	if (pe < 0 || pe >= sc.npes)
-		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
 }
 
 /* NULL for a PE reached through the NIC, as the standard says. */

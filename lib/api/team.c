@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/state.h"
-#include "rma/peer.h"
+#include "api/team.h"
+#include "core/state.h"
+#include "sync/sync.h"
+#include "core/peer.h"
 #include "shmem.h"
 #include "util/log.h"
 

@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/log.h"
+#include "util/ranks.h"
 
 #define BOOT_MAGIC 0x53434231u	/* "SCB1" */
 
@@ -32,36 +34,11 @@ struct boot_hello {
 	char job[64];
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int ms_left(double deadline)
 {
-	double left = deadline - now();
+	double left = deadline - sc_now();
 
 	return left <= 0 ? 0 : (int)(left * 1000) + 1;
-}
-
-void sc_format_ranks(const int *ranks, int n, char *out, size_t len)
-{
-	size_t used = 0;
-
-	out[0] = '\0';
-	for (int i = 0; i < n && used < len; i++) {
-		int j = i;
-
-		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
-			j++;
-		used += (size_t)snprintf(out + used, len - used, "%s%d", i ? "," : "", ranks[i]);
-		if (j > i && used < len)
-			used += (size_t)snprintf(out + used, len - used, "-%d", ranks[j]);
-		i = j;
-	}
 }
 
 /* Reads exactly @len bytes before @deadline: 0, -ETIMEDOUT, -EPIPE on EOF. */
@@ -169,7 +146,7 @@ static void abort_missing(struct sc_boot *boot, const char *what, const int *mis
 
 static int root_accept(struct sc_boot *boot, const struct sc_launch *l)
 {
-	double deadline = now() + boot->timeout;
+	double deadline = sc_now() + boot->timeout;
 	int connected = 0;
 	int one = 1;
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM,
@@ -219,7 +196,7 @@ static int root_accept(struct sc_boot *boot, const struct sc_launch *l)
 		if (fd < 0)
 			continue;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (recv_message(fd, BOOT_HELLO, &hello, sizeof(hello), now() + 5, &rank) ||
+		if (recv_message(fd, BOOT_HELLO, &hello, sizeof(hello), sc_now() + 5, &rank) ||
 		    strncmp(hello.job, boot->job, sizeof(hello.job))) {
 			/* a stray connection, or another job that picked the same port */
 			close(fd);
@@ -247,7 +224,7 @@ static int root_accept(struct sc_boot *boot, const struct sc_launch *l)
 
 static int connect_root(struct sc_boot *boot, const struct sc_launch *l)
 {
-	double deadline = now() + boot->timeout;
+	double deadline = sc_now() + boot->timeout;
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
 	struct boot_hello hello = { .size = (uint32_t)boot->size };
 	int last_err = ETIMEDOUT, one = 1;
@@ -262,7 +239,7 @@ static int connect_root(struct sc_boot *boot, const struct sc_launch *l)
 			 gai_strerror(err));
 		return -EINVAL;
 	}
-	while (now() < deadline) {
+	while (sc_now() < deadline) {
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 		socklen_t len = sizeof(last_err);
@@ -325,7 +302,7 @@ int sc_boot_open(struct sc_boot *boot, const struct sc_launch *l, double timeout
 
 static int root_allgather(struct sc_boot *boot, const void *mine, size_t len, void *all)
 {
-	double deadline = now() + boot->timeout;
+	double deadline = sc_now() + boot->timeout;
 	struct pollfd pfds[SC_MAX_PES];
 	int who[SC_MAX_PES];
 	int pending = boot->size - 1;
@@ -397,7 +374,7 @@ int sc_boot_allgather(struct sc_boot *boot, const void *mine, size_t len, void *
 	if (!err)
 		/* rank 0 waits up to the timeout for the others: allow it that, and a margin */
 		err = recv_message(boot->root_fd, BOOT_DATA, all, len * (size_t)boot->size,
-				   now() + boot->timeout + 5, NULL);
+				   sc_now() + boot->timeout + 5, NULL);
 	if (err == -EPIPE || err == -ECONNRESET)
 		sc_error("rank %d: rank 0 closed the rendezvous at %s: did it exit or crash?",
 			 boot->rank, boot->where);

@@ -29,7 +29,4 @@ int sc_boot_allgather(struct sc_boot *boot, const void *mine, size_t len, void *
 int sc_boot_barrier(struct sc_boot *boot);
 void sc_boot_close(struct sc_boot *boot);
 
-/* "3,5-7": @ranks[0..n) (ascending) as ranges, for messages. */
-void sc_format_ranks(const int *ranks, int n, char *out, size_t len);
-
 #endif

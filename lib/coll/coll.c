@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/state.h"
+#include "core/state.h"
+#include "sync/sync.h"
 #include "coll/coll.h"
-#include "rma/peer.h"
+#include "core/peer.h"
 #include "shmem.h"
 #include "util/log.h"
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/state.h"
+#include "core/state.h"
 #include "reduce/dtype.h"
 #include "reduce/kernel.h"
 #include "reduce/partial.h"

@@ -33,10 +33,12 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "rma/peer.h"
-#include "sync/wait.h"
+#include "sync/sync.h"
+#include "core/peer.h"
+#include "util/wait.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/ranks.h"
 
 enum { PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE };
 
@@ -338,25 +340,24 @@ static int all_reached(const struct shmemx_request *r)
 	return 1;
 }
 
-static _Thread_local const struct shmemx_request *waiting;
-
-static void missing_members(char *out, unsigned long len)
+static void missing_members(void *ctx, char *out, unsigned long len, const char **did)
 {
+	const struct shmemx_request *waiting = ctx;
 	int missing[SC_MAX_PES], n = 0;
 
+	(void)did;
 	for (int m = 0; m < waiting->a.team->size; m++)
 		if (atomic_load(&slot_of(waiting, m)->step) < waiting->target)
 			missing[n++] = sc_team_world_pe(waiting->a.team, m);
 	sc_format_ranks(missing, n, out, len);
 }
 
-static _Thread_local const struct sc_team *stepping_team;
-
 /* The members that have not begun this step. */
-static void members_behind(char *out, unsigned long len)
+static void members_behind(void *ctx, char *out, unsigned long len, const char **did)
 {
-	const struct sc_team *t = stepping_team;
+	const struct sc_team *t = ctx;
 
+	(void)did;
 	sc_members_behind(t, &sc_internal_of(sc.me)->coll_entered[t->slot], t->coll_epoch, out,
 			  len);
 }
@@ -404,8 +405,7 @@ static int step_across(const struct shmemx_request *r, int block)
 		if (!block)
 			return 0;
 		if (!waiting_began) {
-			stepping_team = t;
-			sc_wait_begin(&wait, r->a.what, -1, members_behind);
+			sc_wait_begin(&wait, r->a.what, -1, members_behind, t);
 			waiting_began = 1;
 		}
 		sc_wait_step(&wait);
@@ -425,8 +425,7 @@ static int reached(const struct shmemx_request *r, int block)
 		return 1;
 	if (!block)
 		return 0;
-	waiting = r;
-	sc_wait_begin(&wait, r->a.what, -1, missing_members);
+	sc_wait_begin(&wait, r->a.what, -1, missing_members, (void *)r);
 	while (!all_reached(r))
 		sc_wait_step(&wait);
 	return 1;
@@ -989,17 +988,18 @@ static char *run_result(const struct shmemx_request *r, int m, const struct run 
 	return staged_results(r, sc_team_world_pe(r->a.team, m)) + run->buf * r->elem;
 }
 
-static _Thread_local struct {
+struct pair_wait {
 	const struct sc_team *team;
 	int partner;		/* world PE */
 	uint64_t step;		/* its step awaited, counted in the team */
 	char did[600];
-} pair_waiting;
+};
 
 /* For a timeout: the members that do not answer (lost), else the partner. */
-static void pair_missing(char *out, unsigned long len)
+static void pair_missing(void *ctx, char *out, unsigned long len, const char **did)
 {
-	const struct sc_team *t = pair_waiting.team;
+	struct pair_wait *pair_waiting = ctx;
+	const struct sc_team *t = pair_waiting->team;
 	uint64_t offset = sc_internal_offset(&sc_internal_of(sc.me)->coll_pair_done[t->slot]);
 	int lost[SC_MAX_PES], n = 0;
 	uint64_t theirs = 0;
@@ -1012,14 +1012,16 @@ static void pair_missing(char *out, unsigned long len)
 	}
 	if (n) {
 		sc_format_ranks(lost, n, out, len);
-		sc_net_name_lost(lost, n, pair_waiting.did, sizeof(pair_waiting.did));
+		sc_net_name_lost(&sc.net, lost, n, pair_waiting->did, sizeof(pair_waiting->did));
+		*did = pair_waiting->did;
 		return;
 	}
-	sc_peer_probe(pair_waiting.partner, offset, &theirs);
-	sc_format_ranks(&pair_waiting.partner, 1, out, len);
-	snprintf(pair_waiting.did, sizeof(pair_waiting.did),
+	sc_peer_probe(pair_waiting->partner, offset, &theirs);
+	sc_format_ranks(&pair_waiting->partner, 1, out, len);
+	*did = pair_waiting->did;
+	snprintf(pair_waiting->did, sizeof(pair_waiting->did),
 		 "has completed %llu of the team's pairwise collective steps where this PE needs %llu (it answers: it waits for another PE, or is busy)",
-		 (unsigned long long)theirs, (unsigned long long)pair_waiting.step);
+		 (unsigned long long)theirs, (unsigned long long)pair_waiting->step);
 }
 
 /*
@@ -1031,17 +1033,17 @@ static int partner_ready(const struct shmemx_request *r, int m, int line, uint64
 {
 	const struct sc_team *t = r->a.team;
 	_Atomic uint64_t *told = &sc_internal_of(sc.me)->coll_pair[t->slot][line].value;
+	struct pair_wait waited;
 	struct sc_wait wait;
 
 	if (atomic_load_explicit(told, memory_order_acquire) >= step)
 		return 1;
 	if (!block)
 		return 0;
-	pair_waiting.team = t;
-	pair_waiting.partner = sc_team_world_pe(t, m);
-	pair_waiting.step = step;
-	sc_wait_begin(&wait, r->a.what, -1, pair_missing);
-	wait.missing_did = pair_waiting.did;
+	waited.team = t;
+	waited.partner = sc_team_world_pe(t, m);
+	waited.step = step;
+	sc_wait_begin(&wait, r->a.what, -1, pair_missing, &waited);
 	while (atomic_load_explicit(told, memory_order_acquire) < step)
 		sc_wait_step(&wait);
 	return 1;

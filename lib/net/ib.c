@@ -11,10 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/state.h"
-#include "sync/wait.h"
 #include "util/env.h"
+#include "util/fatal.h"
 #include "util/log.h"
+#include "util/ranks.h"
+#include "util/wait.h"
 
 #define QP_TIMEOUT 17		/* 4.096 us << 17: half a second before a retry */
 #define QP_RETRIES 7		/* then the operation fails and names the peer */
@@ -444,8 +445,8 @@ static uint64_t cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint6
 static void *amo_service(void *arg)
 {
 	struct sc_net *net = arg;
-	struct sc_internal *mine = (struct sc_internal *)net->segment;
-	uint64_t reply = (uint64_t)((char *)&mine->amo_reply - net->segment);
+	struct sc_amo_mail *mailboxes = (struct sc_amo_mail *)(net->segment + net->amo_mail);
+	uint64_t reply = net->amo_reply;
 	uint64_t *served = calloc((size_t)net->npes, sizeof(*served));
 	unsigned long idle = 0;
 
@@ -455,7 +456,7 @@ static void *amo_service(void *arg)
 		int answered = 0;
 
 		for (int pe = 0; pe < net->npes; pe++) {
-			struct sc_amo_mail *m = &mine->amo_mail[pe];
+			struct sc_amo_mail *m = &mailboxes[pe];
 			uint64_t seq = atomic_load_explicit(&m->seq, memory_order_acquire), old;
 
 			if (seq == served[pe] || seq != m->check)
@@ -494,23 +495,31 @@ static int start_amo_service(struct sc_net *net)
 	return 0;
 }
 
-static _Thread_local int amo_waited_pe;
+struct amo_wait {
+	const struct sc_net *net;
+	int pe;
+	char lost[600];
+};
 
-static void amo_unanswered(char *out, unsigned long len)
+static void amo_unanswered(void *ctx, char *out, unsigned long len, const char **did)
 {
-	snprintf(out, len, "%d", amo_waited_pe);
+	struct amo_wait *w = ctx;
+
+	snprintf(out, len, "%d", w->pe);
+	sc_net_name_lost(w->net, &w->pe, 1, w->lost, sizeof(w->lost));
+	*did = w->lost;
 }
 
 /* An atomic on a remote PE by message to its service thread; the old value. */
 static uint64_t amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
 			       enum sc_net_amo op, uint64_t value, uint64_t cond)
 {
-	struct sc_internal *mine = (struct sc_internal *)net->segment;
-	uint64_t mail = (uint64_t)((char *)&mine->amo_mail[net->me] - net->segment);
+	struct sc_amo_reply *answer = (struct sc_amo_reply *)(net->segment + net->amo_reply);
+	uint64_t mail = net->amo_mail + (uint64_t)net->me * sizeof(struct sc_amo_mail);
 	struct sc_amo_mail request = {
 		.offset = offset, .value = value, .cond = cond, .op = op, .size = size,
 	};
-	static char lost[600];
+	struct amo_wait waited = { .net = net, .pe = pe };
 	struct sc_wait wait;
 	uint64_t seq, old;
 
@@ -519,19 +528,16 @@ static uint64_t amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsi
 	request.check = seq;
 	sc_net_put(net, pe, mail + 8, (char *)&request + 8, 40, 0);
 	sc_net_put(net, pe, mail, &seq, sizeof(seq), 0);
-	amo_waited_pe = pe;
-	sc_net_name_lost(&pe, 1, lost, sizeof(lost));
-	sc_wait_begin(&wait, "an atomic by message", -1, amo_unanswered);
-	wait.missing_did = lost;
-	while (atomic_load_explicit(&mine->amo_reply.seq, memory_order_acquire) != seq)
+	sc_wait_begin(&wait, "an atomic by message", -1, amo_unanswered, &waited);
+	while (atomic_load_explicit(&answer->seq, memory_order_acquire) != seq)
 		sc_wait_step(&wait);
-	old = mine->amo_reply.old;
+	old = answer->old;
 	pthread_mutex_unlock(&net->amo_lock);
 	return old;
 }
 
-int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t size,
-		 int dmabuf_fd)
+int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node *node,
+		 const struct sc_net_segment *segment)
 {
 	size_t card_size = sizeof(struct net_card) + sizeof(uint32_t) * (size_t)boot->size;
 	struct net_card *mine, *all = NULL;
@@ -542,8 +548,11 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t
 	pthread_mutex_init(&net->amo_lock, NULL);
 	net->me = boot->rank;
 	net->npes = boot->size;
-	net->segment = segment;
-	net->segment_size = size;
+	net->segment = segment->base;
+	net->segment_size = segment->size;
+	net->node_of = node->node_of;
+	net->amo_mail = segment->amo_mail;
+	net->amo_reply = segment->amo_reply;
 	net->peers = calloc((size_t)net->npes, sizeof(*net->peers));
 	mine = calloc(1, card_size);
 	all = calloc((size_t)net->npes, card_size);
@@ -552,7 +561,7 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t
 		free(all);
 		return -ENOMEM;
 	}
-	err = prepare(net, mine, dmabuf_fd);
+	err = prepare(net, mine, segment->dmabuf_fd);
 	if (!err)
 		err = choose_atomics(net, mine);
 	mine->ok = !err;
@@ -673,16 +682,15 @@ static int reap(struct sc_net *net)
 	return n;
 }
 
-static char lost_nodes[600];
-
-void sc_net_name_lost(const int *pes, int n, char *did, unsigned long len)
+void sc_net_name_lost(const struct sc_net *net, const int *pes, int n, char *did,
+		      unsigned long len)
 {
 	int mates[SC_MAX_PES], m = 0;
 	char list[512];
 
-	for (int pe = 0; pe < sc.net.npes; pe++)
+	for (int pe = 0; pe < net->npes; pe++)
 		for (int i = 0; i < n; i++)
-			if (sc.node.node_of[pe] == sc.node.node_of[pes[i]]) {
+			if (net->node_of[pe] == net->node_of[pes[i]]) {
 				mates[m++] = pe;
 				break;
 			}
@@ -693,15 +701,18 @@ void sc_net_name_lost(const int *pes, int n, char *did, unsigned long len)
 }
 
 /* For the timeout message: the PEs whose operations the NIC has not completed. */
-static void unanswered_peers(char *out, unsigned long len)
+static void unanswered_peers(void *ctx, char *out, unsigned long len, const char **did)
 {
+	static char lost_nodes[600];
+	const struct sc_net *net = ctx;
 	int pes[SC_MAX_PES], n = 0;
 
-	for (int pe = 0; pe < sc.net.npes; pe++)
-		if (sc.net.peers[pe].outstanding)
+	for (int pe = 0; pe < net->npes; pe++)
+		if (net->peers[pe].outstanding)
 			pes[n++] = pe;
 	sc_format_ranks(pes, n, out, len);
-	sc_net_name_lost(pes, n, lost_nodes, sizeof(lost_nodes));
+	sc_net_name_lost(net, pes, n, lost_nodes, sizeof(lost_nodes));
+	*did = lost_nodes;
 }
 
 /*
@@ -713,8 +724,7 @@ static void reap_until(struct sc_net *net, const unsigned int *count, unsigned i
 {
 	struct sc_wait wait;
 
-	sc_wait_begin(&wait, what, -1, net == &sc.net ? unanswered_peers : NULL);
-	wait.missing_did = lost_nodes;
+	sc_wait_begin(&wait, what, -1, unanswered_peers, net);
 	while (*count > target)
 		if (!reap(net))
 			sc_wait_step(&wait);

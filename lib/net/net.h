@@ -33,6 +33,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "boot/node.h"
 #include "boot/rendezvous.h"
 
 #define SC_NET_SQ_DEPTH 128	/* work requests in flight per QP */
@@ -115,16 +116,28 @@ struct sc_net {
 	uint32_t rd_atomic;	/* RDMA reads and atomics in flight per QP */
 	unsigned int outstanding;
 	struct sc_net_peer *peers;	/* [npes] */
+	const int *node_of;	/* by PE: its node, for messages about lost ones */
+	uint64_t amo_mail;	/* segment offsets: the mailboxes, one per requesting PE */
+	uint64_t amo_reply;	/* and this PE's reply */
+};
+
+/* This PE's segment, as the NIC serves it. */
+struct sc_net_segment {
+	void *base;
+	size_t size;
+	int dmabuf_fd;		/* >= 0: the module's dma-buf of it, registered by that */
+	uint64_t amo_mail;	/* offset of struct sc_amo_mail[npes] in it */
+	uint64_t amo_reply;	/* offset of its struct sc_amo_reply */
 };
 
 /*
- * Collective over @boot: opens the device, registers @segment (@dmabuf_fd
- * >= 0 offers the module's dma-buf of it) and connects a QP to every PE.
+ * Collective over @boot: opens the device, registers @segment and connects
+ * a QP to every PE; @node says which PEs share a node, for messages.
  * 0, or a negative errno after a message; every PE learns of a failure on
  * any PE and fails too, naming it.
  */
-int sc_net_setup(struct sc_net *net, struct sc_boot *boot, void *segment, size_t size,
-		 int dmabuf_fd);
+int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node *node,
+		 const struct sc_net_segment *segment);
 void sc_net_teardown(struct sc_net *net);
 
 /*
@@ -162,7 +175,8 @@ void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
  * For a timeout message about the @n PEs in @pes that do not answer: what
  * they did ("never answered; their node(s) run PEs ...") into @did.
  */
-void sc_net_name_lost(const int *pes, int n, char *did, unsigned long len);
+void sc_net_name_lost(const struct sc_net *net, const int *pes, int n, char *did,
+		      unsigned long len);
 
 /* "rxe0 port 1 GID index 1", for messages. */
 const char *sc_net_where(const struct sc_net *net);

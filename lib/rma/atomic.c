@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "api/state.h"
-#include "rma/peer.h"
+#include "core/state.h"
+#include "core/peer.h"
 #include "shmem.h"
 
 /* The CPU's target, or NULL when the NIC does the atomic at *@offset. */

@@ -1,13 +1,13 @@
 /*
  * Put and get: copies between this process's mapping of the source and of
- * the target heap on the node, RDMA writes and reads beyond it (rma/peer.h).
+ * the target heap on the node, RDMA writes and reads beyond it (core/peer.h).
  * The _nbi forms may leave the NIC's part to quiet.
  */
 #include <stdint.h>
 #include <string.h>
 
-#include "api/state.h"
-#include "rma/peer.h"
+#include "core/state.h"
+#include "core/peer.h"
 #include "shmem.h"
 
 static void put_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "api/state.h"
-#include "rma/peer.h"
+#include "core/state.h"
+#include "core/peer.h"
 #include "shmem.h"
 
 static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,

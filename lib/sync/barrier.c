@@ -11,13 +11,12 @@
  */
 #include <stdatomic.h>
 
-#include "api/state.h"
-#include "rma/peer.h"
-#include "sync/wait.h"
+#include "core/peer.h"
+#include "core/state.h"
 #include "shmem.h"
-
-/* per thread: threads may sync different teams at once */
-static _Thread_local const struct sc_team *waiting_team;
+#include "sync/sync.h"
+#include "util/ranks.h"
+#include "util/wait.h"
 
 void sc_members_behind(const struct sc_team *team, const struct sc_line *entered,
 			uint64_t epoch, char *out, unsigned long len)
@@ -36,10 +35,11 @@ void sc_members_behind(const struct sc_team *team, const struct sc_line *entered
 }
 
 /* The members of the team being synced that have not entered this sync. */
-static void missing_members(char *out, unsigned long len)
+static void missing_members(void *ctx, char *out, unsigned long len, const char **did)
 {
-	const struct sc_team *team = waiting_team;
+	const struct sc_team *team = ctx;
 
+	(void)did;
 	sc_members_behind(team, &sc_internal_of(sc.me)->entered[team->slot], team->epoch, out,
 			  len);
 }
@@ -50,14 +50,13 @@ void sc_team_sync(struct sc_team *team, const char *what)
 	uint64_t epoch = ++team->epoch;
 
 	atomic_store(&mine->entered[team->slot].value, epoch);
-	waiting_team = team;
 	for (int k = 0, step = 1; step < team->size; k++, step <<= 1) {
 		int to = sc_team_world_pe(team, (team->my_index + step) % team->size);
 		int from = sc_team_world_pe(team, (team->my_index - step + team->size) % team->size);
 		struct sc_wait wait;
 
 		sc_peer_store(to, sc_internal_offset(&mine->arrivals[team->slot][k]), epoch);
-		sc_wait_begin(&wait, what, from, missing_members);
+		sc_wait_begin(&wait, what, from, missing_members, team);
 		while (atomic_load(&mine->arrivals[team->slot][k].value) < epoch)
 			sc_wait_step(&wait);
 	}

@@ -6,9 +6,9 @@
  */
 #include <stdint.h>
 
-#include "api/state.h"
+#include "core/state.h"
 #include "shmem.h"
-#include "sync/wait.h"
+#include "util/wait.h"
 
 static void check_cmp(int cmp, const char *function)
 {
@@ -60,7 +60,7 @@ static void check_cmp(int cmp, const char *function)
 		struct sc_wait wait;                                                        \
 		sc_require_init(function);                                                  \
 		check_cmp(cmp, function);                                                   \
-		sc_wait_begin(&wait, function, -1, NULL);                                   \
+		sc_wait_begin(&wait, function, -1, NULL, NULL);                             \
 		for (;;) {                                                                  \
 			hits = NAME##_scan(ivars, nelems, status, cmp, value, values,       \
 					   mode == 'n' ? &first : indices,                  \

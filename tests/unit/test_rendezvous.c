@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "boot/rendezvous.h"
+#include "util/ranks.h"
 #include "capture.h"
 
 static int free_port(void)

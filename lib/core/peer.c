@@ -1,8 +1,8 @@
-#include "rma/peer.h"
+#include "core/peer.h"
 
 #include <string.h>
 
-#include "api/state.h"
+#include "core/state.h"
 
 void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nbi)
 {

@@ -3,8 +3,8 @@
  * segment is mapped here (its node), the NIC where it is not. Offsets
  * count from the segment's start, the internal area included.
  */
-#ifndef SHMEMCOMM_RMA_PEER_H
-#define SHMEMCOMM_RMA_PEER_H
+#ifndef SHMEMCOMM_CORE_PEER_H
+#define SHMEMCOMM_CORE_PEER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "sync/wait.h"
+#include "util/wait.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -8,8 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/state.h"
+#include "util/clock.h"
 #include "util/env.h"
+#include "util/fatal.h"
 
 #define CLOCK_EVERY 64	/* pauses between clock reads while spinning */
 #define YIELD_STEPS 2000
@@ -20,13 +21,7 @@
 
 static double spin_seconds = SPIN_US_ALONE * 1e-6;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static struct sc_wait_watch watched;
 
 /* Alive, and not a zombie waiting to be reaped. */
 static int pid_alive(int pid)
@@ -48,18 +43,18 @@ static int pid_alive(int pid)
 
 static void check_abort(void)
 {
-	struct sc_internal *mine = sc_internal_of(sc.me);
-	int pe = atomic_load(&mine->abort_pe);
+	const struct sc_abort *stop = watched.abort;
+	int pe = stop ? atomic_load(&stop->pe) : 0;
 
 	if (pe) {
-		int status = atomic_load(&mine->abort_status);
+		int status = atomic_load(&stop->status);
 
-		if (atomic_load(&mine->abort_fatal))
+		if (atomic_load(&stop->fatal))
 			fprintf(stderr, "shmemcomm: error: PE %d: PE %d stopped the job on an error (its message says which); exiting\n",
-				sc.me, pe - 1);
+				watched.me, pe - 1);
 		else
 			fprintf(stderr, "shmemcomm: error: PE %d: PE %d called shmem_global_exit(%d); exiting\n",
-				sc.me, pe - 1, status);
+				watched.me, pe - 1, status);
 		_exit(status ? status : 1);
 	}
 }
@@ -75,13 +70,18 @@ int sc_wait_init(int local_pes)
 	return 0;
 }
 
+void sc_wait_watch(const struct sc_wait_watch *watch)
+{
+	watched = *watch;
+}
+
 void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
-		   void (*missing)(char *out, unsigned long len))
+		   sc_wait_missing_fn *missing, void *missing_ctx)
 {
 	w->what = what;
 	w->peer = peer;
 	w->missing = missing;
-	w->missing_did = "never arrived";
+	w->missing_ctx = missing_ctx;
 	w->steps = 0;
 	w->yields = 0;
 	w->start = 0;
@@ -90,29 +90,31 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 
 static void check_peers(struct sc_wait *w, double t)
 {
-	const struct sc_node *node = &sc.node;
+	const struct sc_wait_watch *on = &watched;
+	int me = on->me;
 
-	for (int i = 0; i < node->local_size; i++) {
-		int pe = node->local_pes[i];
+	for (int i = 0; i < on->local_size; i++) {
+		int pe = on->local_pes[i];
 
-		if (pe != sc.me && !pid_alive(node->pids[pe]))
+		if (pe != me && !pid_alive(on->pids[pe]))
 			sc_fatal(1, "PE %d: PE %d (pid %d) exited while PE %d waited in %s",
-				 sc.me, pe, node->pids[pe], sc.me, w->what);
+				 me, pe, on->pids[pe], me, w->what);
 	}
-	if (t - w->start > sc.timeout) {
+	if (t - w->start > on->timeout) {
 		if (w->missing) {
+			const char *did = "never arrived";
 			char pes[512];
 
-			w->missing(pes, sizeof(pes));
+			w->missing(w->missing_ctx, pes, sizeof(pes), &did);
 			sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT); PE%s %s %s",
-				 sc.me, w->what, sc.timeout, strchr(pes, ',') || strchr(pes, '-') ? "s" : "",
-				 pes, w->missing_did);
+				 me, w->what, on->timeout, strchr(pes, ',') || strchr(pes, '-') ? "s" : "",
+				 pes, did);
 		}
 		if (w->peer >= 0)
 			sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT) for PE %d, which is alive but has not arrived",
-				 sc.me, w->what, sc.timeout, w->peer);
-		sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT)", sc.me, w->what,
-			 sc.timeout);
+				 me, w->what, on->timeout, w->peer);
+		sc_fatal(1, "PE %d: %s waited %g s (SHMEMCOMM_TIMEOUT)", me, w->what,
+			 on->timeout);
 	}
 }
 
@@ -122,7 +124,7 @@ void sc_wait_step(struct sc_wait *w)
 
 	if (!w->yields) {
 		if (!w->steps++) {
-			w->start = now();
+			w->start = sc_now();
 			/* reading /proc costs tens of microseconds: not on short waits */
 			w->next_check = w->start + PEER_CHECK_EVERY;
 		}
@@ -130,11 +132,11 @@ void sc_wait_step(struct sc_wait *w)
 			__builtin_ia32_pause();
 			return;
 		}
-		t = now();
+		t = sc_now();
 		if (t - w->start < spin_seconds)
 			return;
 	} else {
-		t = now();
+		t = sc_now();
 	}
 	check_abort();
 	if (t >= w->next_check) {

@@ -1,0 +1,34 @@
+/* How the job stops: the stop word in every node PE's segment, and the NIC's last words. */
+#include <stdatomic.h>
+
+#include "core/state.h"
+
+void sc_stop_all(int status, int fatal)
+{
+	int words[3] = { sc.me + 1, status, fatal };	/* struct sc_abort */
+
+	if (!sc.mem.base)
+		return;
+	for (int i = 0; i < sc.node.local_size; i++) {
+		struct sc_abort *stop = &sc_internal_of(sc.node.local_pes[i])->abort;
+		int none = 0;
+
+		atomic_store(&stop->status, status);
+		atomic_store(&stop->fatal, fatal);
+		atomic_compare_exchange_strong(&stop->pe, &none, sc.me + 1);
+	}
+	if (sc.net.active)
+		sc_net_last_words(&sc.net, sc.mem.base,
+				  sc_internal_offset(&sc_internal_of(sc.me)->abort), words,
+				  sizeof(words));
+}
+
+static void stop_on_error(int status)
+{
+	sc_stop_all(status, 1);
+}
+
+void sc_abort_init(void)
+{
+	sc_fatal_set_hook(stop_on_error);
+}

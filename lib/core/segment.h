@@ -1,0 +1,96 @@
+/*
+ * The layout of every PE's segment: the internal area (sync lines, the
+ * collectives' slots and buffers, the stop word, the NIC's mailboxes),
+ * then the user's symmetric heap at SC_INTERNAL_SIZE. Every PE finds every
+ * other PE's fields at the same offsets.
+ */
+#ifndef SHMEMCOMM_CORE_SEGMENT_H
+#define SHMEMCOMM_CORE_SEGMENT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "boot/launch.h"
+#include "net/net.h"
+#include "util/wait.h"
+
+#define SC_BARRIER_ROUNDS 16	/* log2(SC_MAX_PES) + margin */
+#define SC_MAX_TEAMS 64		/* sync slots, one per live team; a bit each in a mask */
+#define SC_SLOT_WORLD 0
+#define SC_SLOT_SHARED 1
+#define SC_INTERNAL_SIZE (16u << 20)
+#define SC_COLL_SMALL_MAX (16u << 10)	/* the largest one-shot allreduce, bytes */
+#define SC_COLL_STAGE_MAX (1u << 20)	/* one staging buffer, bytes */
+#define SC_COLL_PAIR_MAX (64u << 10)	/* a team's partials and results of one pairwise chunk */
+#define SC_PAIR_RAIL_LINES 16	/* a pairwise step's partner lines: ring 0, rhd a round each */
+#define SC_PAIR_LOCAL_MAX 16	/* then one line per PE of the node, in hierarchical steps */
+#define SC_PAIR_LINES (SC_PAIR_RAIL_LINES + 2 * SC_PAIR_LOCAL_MAX)	/* node lines by chunk parity */
+
+struct sc_line {
+	_Atomic uint64_t value;
+	char pad[56];	/* written by different PEs: one cache line each */
+};
+
+/*
+ * A PE's collective state on one team slot. @step counts the stages this
+ * PE has published on the team; a stage's data is ready when every member
+ * has reached it. What each call is (@signature, @count) and where its
+ * buffers are (@where) alternate between two entries by call parity, so a
+ * peer still reading the last call's entry is never overwritten.
+ */
+struct sc_coll_slot {
+	_Atomic uint64_t step;
+	uint64_t signature[2];	/* kind, dtype, op, algorithm, root */
+	uint64_t count[2];
+	char pad0[24];
+	struct {
+		uint64_t src_offset;	/* into the heap, or SC_COLL_STAGED */
+		uint64_t result_offset;
+		uint64_t chunk_len;
+	} where[2];
+	char pad1[16];
+};
+
+_Static_assert(sizeof(struct sc_coll_slot) == 128, "two cache lines");
+
+/* The start of every PE's segment, before the user's heap. */
+struct sc_internal {
+	/* per team slot: arrivals in each round of its dissemination sync */
+	struct sc_line arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
+	/* per team slot: the steps of collectives across nodes, a dissemination sync of their own */
+	struct sc_line coll_arrivals[SC_MAX_TEAMS][SC_BARRIER_ROUNDS];
+	struct sc_line coll_entered[SC_MAX_TEAMS];	/* those steps begun (for messages) */
+	/*
+	 * per team slot: the pairwise steps (ring, recursive halving) a partner
+	 * has completed, one line per partner relation, each with one writer;
+	 * and this PE's own count of them (read by peers for messages)
+	 */
+	struct sc_line coll_pair[SC_MAX_TEAMS][SC_PAIR_LINES];
+	struct sc_line coll_pair_done[SC_MAX_TEAMS];
+	/* per team slot: syncs this PE has entered (who is missing, on a timeout) */
+	struct sc_line entered[SC_MAX_TEAMS];
+	/* this PE's free slots, offered while its team agrees on new slots */
+	_Atomic uint64_t free_slots;
+	/* this PE's element count, offered to its team in shmem_collect */
+	_Atomic uint64_t collect_count;
+	struct sc_abort abort;		/* the job's stop word (util/wait.h) */
+	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
+	/* atomics by message (net/ib.c): a mailbox per requesting PE, and this PE's reply */
+	struct sc_amo_mail amo_mail[SC_MAX_PES];
+	struct sc_amo_reply amo_reply;
+	/* per team slot, by call parity: one-shot inputs */
+	char small[SC_MAX_TEAMS][2][SC_COLL_SMALL_MAX] __attribute__((aligned(4096)));
+	/*
+	 * per team slot, by chunk parity: the pairwise algorithms' partials,
+	 * then their results when dest is off the heap; a team's own, so that
+	 * teams run them at once
+	 */
+	char pair[SC_MAX_TEAMS][2][SC_COLL_PAIR_MAX] __attribute__((aligned(4096)));
+	/* by chunk parity: staged inputs, and results read by the peers */
+	char stage_in[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
+	char stage_out[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
+};
+
+_Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");
+
+#endif

@@ -1,0 +1,41 @@
+#include "core/state.h"
+
+#include <stdlib.h>
+
+#include "util/log.h"
+
+struct sc_state sc;
+
+void sc_require_init(const char *function)
+{
+	if (__builtin_expect(sc.initialized, 1))
+		return;
+	sc_error("%s called %s; call shmem_init first", function,
+		 sc.finalized ? "after shmem_finalize" : "before shmem_init");
+	exit(1);
+}
+
+int sc_heap_contains(const void *addr, size_t len)
+{
+	const char *p = addr, *base = sc_heap_base(sc.me);
+
+	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
+}
+
+size_t sc_heap_offset(const void *addr, size_t len, const char *function)
+{
+	const char *base = sc_heap_base(sc.me);
+	size_t offset = (size_t)((const char *)addr - base);
+
+	if (!sc_heap_contains(addr, len))
+		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) is not inside the symmetric heap [%p, %p); symmetric objects come from shmem_malloc (static and global objects are not symmetric here)",
+			 sc.me, function, addr, len, (const void *)base,
+			 (const void *)(base + sc.heap_size));
+	return offset;
+}
+
+void sc_check_pe(int pe, const char *function)
+{
+	if (pe < 0 || pe >= sc.npes)
+		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
+}

@@ -1,0 +1,126 @@
+/*
+ * The library's one global state, its teams, and the checks every entry
+ * point makes. The layers above core/ read it; the ones below get what
+ * they need as arguments when they are set up.
+ */
+#ifndef SHMEMCOMM_CORE_STATE_H
+#define SHMEMCOMM_CORE_STATE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "boot/launch.h"
+#include "boot/node.h"
+#include "boot/rendezvous.h"
+#include "core/segment.h"
+#include "heap/heap.h"
+#include "mem/mem.h"
+#include "net/net.h"
+#include "util/fatal.h"
+
+/* A team: the world PEs start, start + stride, ..., start + (size - 1) * stride. */
+struct sc_team {
+	int start;
+	int stride;
+	int size;
+	int my_index;		/* this PE's number in the team, or -1 */
+	int slot;		/* its sync slot in struct sc_internal */
+	uint64_t epoch;		/* syncs this PE has entered */
+	int num_contexts;	/* from its configuration */
+	int predefined;		/* WORLD and SHARED are never destroyed */
+	int spans;		/* some member's segment is not mapped here: the NIC reaches it */
+	uint64_t coll_step;	/* collective stages this PE has published */
+	uint64_t coll_calls;	/* collectives started on the team */
+	struct shmemx_request *coll_head, *coll_tail;	/* not yet completed, in order */
+	uint64_t coll_epoch;	/* steps across nodes this PE has started */
+	int coll_round;		/* the round of the current one it waits in */
+	int coll_stepping;	/* one is under way */
+	uint64_t coll_pair_seq;	/* pairwise steps of collectives begun, the same count on every member */
+	/*
+	 * across nodes: the @nodes its members are on; when each holds as many,
+	 * @per_node (else 0), and by_node[v * per_node + l] the team index of
+	 * member l of node v, and member i's v and l in node_of[i] and local_of[i]
+	 */
+	int nodes, per_node;
+	int node_index, local_index;	/* this PE's v and l */
+	int *by_node, *node_of, *local_of;
+};
+
+
+struct sc_state {
+	int initialized;
+	int finalized;
+	int me;
+	int npes;
+	int debug;		/* SHMEMCOMM_DEBUG */
+	double timeout;		/* SHMEMCOMM_TIMEOUT */
+	size_t heap_size;	/* SHMEM_SYMMETRIC_SIZE */
+	uint64_t free_slots;	/* this PE's unused team slots, a bit each */
+	unsigned long allocations;	/* calls to the allocator, for SHMEMCOMM_DEBUG */
+	struct sc_coll_tuning {
+		int algorithm;		/* SHMEMCOMM_ALLREDUCE_ALGO: -1 for by size */
+		int block_algorithm;	/* SHMEMCOMM_COLL_ALGO (reduce-scatter, all-gather) */
+		int broadcast_algorithm;	/* SHMEMCOMM_BROADCAST_ALGO */
+		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX */
+		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
+		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
+		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */
+		int hier_pipeline;	/* SHMEMCOMM_HIER_PIPELINE */
+		int simd;		/* SHMEMCOMM_SIMD, an enum sc_simd */
+	} coll;
+	struct sc_launch launch;
+	struct sc_boot boot;
+	struct sc_node node;
+	struct sc_mem mem;
+	struct sc_heap heap;
+	int force_rdma;		/* SHMEMCOMM_TRANSPORT names rdma: no PE maps another */
+	struct sc_net net;	/* active when some PE is not mapped here */
+};
+
+extern struct sc_state sc;
+
+extern struct sc_team sc_team_world;
+extern struct sc_team sc_team_shared;
+
+static inline int sc_team_world_pe(const struct sc_team *team, int index)
+{
+	return team->start + index * team->stride;
+}
+
+/* Exits with a clear message if the library is not initialized. */
+void sc_require_init(const char *function);
+/*
+ * Tells every PE to stop (their waits see it within a step): @fatal 1 for
+ * an error, 0 for shmem_global_exit. core/abort.c.
+ */
+void sc_stop_all(int status, int fatal);
+/* Makes sc_fatal tell every PE to stop before it exits. */
+void sc_abort_init(void);
+
+static inline struct sc_internal *sc_internal_of(int pe)
+{
+	return (struct sc_internal *)sc.mem.base[pe];
+}
+
+/* Where @field of this PE's internal area sits in every PE's segment. */
+static inline uint64_t sc_internal_offset(const void *field)
+{
+	return (uint64_t)((const char *)field - (const char *)sc.mem.base[sc.me]);
+}
+
+static inline char *sc_heap_base(int pe)
+{
+	return (char *)sc.mem.base[pe] + SC_INTERNAL_SIZE;
+}
+
+/* Whether [addr, addr + len) lies in this PE's symmetric heap. */
+int sc_heap_contains(const void *addr, size_t len);
+/*
+ * @addr on this PE as an offset into the symmetric heap; fatal (naming
+ * @function) if it is not in the heap or [addr, addr + len) leaves it.
+ */
+size_t sc_heap_offset(const void *addr, size_t len, const char *function);
+/* Fatal (naming @function) unless 0 <= @pe < npes. */
+void sc_check_pe(int pe, const char *function);
+
+#endif

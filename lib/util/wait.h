@@ -1,0 +1,62 @@
+/*
+ * Waiting on shared memory: spin first, with no system call, then yield,
+ * then sleep in growing steps so that oversubscribed PEs make progress.
+ * The spin lasts SHMEMCOMM_SPIN_US microseconds: 50 by default, 1 when the
+ * node runs more PEs than it has CPUs, since the PE awaited may then be
+ * waiting for this CPU. After the spin every step also checks that no PE
+ * has called shmem_global_exit, and every millisecond that the wait has not
+ * outlived SHMEMCOMM_TIMEOUT and that the node's PEs are alive; any of these
+ * ends the process with a message naming the PE.
+ *
+ * What a wait watches (this PE's stop word, its node's PEs, the timeout)
+ * is handed over once at init, so that every layer from the NIC up waits
+ * the same way without knowing the library's state.
+ */
+#ifndef SHMEMCOMM_UTIL_WAIT_H
+#define SHMEMCOMM_UTIL_WAIT_H
+
+#include <stdatomic.h>
+
+/* The job's stop word, in each PE's segment: written by whoever ends the job. */
+struct sc_abort {
+	_Atomic int pe;		/* PE + 1 that ended the job, or 0 */
+	_Atomic int status;
+	_Atomic int fatal;	/* 1: an error, not shmem_global_exit */
+};
+
+struct sc_wait_watch {
+	int me;
+	double timeout;		/* seconds */
+	const struct sc_abort *abort;	/* this PE's */
+	int local_size;		/* the node's PEs: local_pes[0..local_size) */
+	const int *local_pes;
+	const int *pids;	/* by PE */
+};
+
+/*
+ * Writes the names of the PEs that have not arrived into @out, and may
+ * point *@did at what they did not do ("never arrived" by default).
+ */
+typedef void sc_wait_missing_fn(void *ctx, char *out, unsigned long len, const char **did);
+
+struct sc_wait {
+	const char *what;	/* the operation, for messages */
+	int peer;		/* the PE waited for, or -1 */
+	sc_wait_missing_fn *missing;	/* optional, for the timeout message */
+	void *missing_ctx;
+	unsigned long steps;	/* pauses spun */
+	unsigned long yields;	/* steps after the spin */
+	double start;
+	double next_check;
+};
+
+/* Reads SHMEMCOMM_SPIN_US for a node running @local_pes PEs: 0, or -1 after a message. */
+int sc_wait_init(int local_pes);
+/* What every later wait watches; copied. */
+void sc_wait_watch(const struct sc_wait_watch *watch);
+void sc_wait_begin(struct sc_wait *wait, const char *what, int peer,
+		   sc_wait_missing_fn *missing, void *missing_ctx);
+/* Call after each unsuccessful poll of the condition. */
+void sc_wait_step(struct sc_wait *wait);
+
+#endif
