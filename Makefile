@@ -97,7 +97,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# made anew: ar only adds and replaces, so an object whose source is gone would stay in it
 $(LIB): $(LIB_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/pic/%.o: %.c

@@ -55,8 +55,7 @@ static int collect(shmem_team_t team, void *dest, const void *source, size_t byt
 				    sc_symmetric_offset(source, counts[m], pe, what), counts[m], 1);
 		offset += counts[m];
 	}
-	if (sc.net.active)
-		sc_net_quiet(&sc.net);
+	sc_peer_quiet();
 	sc_team_sync(t, what);
 	return 0;
 }

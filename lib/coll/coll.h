@@ -70,7 +70,7 @@ struct shmemx_request {
 	int src_staged;		/* this PE's source goes through stage_in */
 	int result_staged;	/* this PE's allreduce results go through stage_out */
 	int stream;		/* streaming stores for the copies into dest */
-	int spans;		/* some member is reached through the NIC (see engine.c) */
+	int spans;		/* some member is reached through the NIC (see direct.c) */
 	size_t chunk_len;	/* elements per block per chunk */
 	size_t nchunks;
 	size_t chunk;		/* the current one */
@@ -80,23 +80,29 @@ struct shmemx_request {
 	unsigned parity;
 	uint64_t target;	/* the step every member must reach */
 	sc_kernel_fn kernel;
-	const struct sc_partial *partial;	/* pairwise algorithms */
-	int rail_algo;		/* hier: the ring or rhd across nodes */
-	size_t pair_results_at;	/* in a pair buffer: staged results, after the partials */
-	int big_buffers;	/* pairwise on the world team: in the PE's staging buffers */
-	uint64_t pair_base;	/* the team's pairwise step count as this request began */
-	int pair_step;		/* the next step of the current chunk */
-	int ahead;		/* hier: steps of the next chunk already run (engine.c: run_ahead) */
-	int overlapping;	/* inside overlap(): its node work never nests */
-	size_t chunks_ahead;	/* chunks whose node phases ran during the chunk before */
-	int behind;		/* hier all-gather: the last chunk's node copy is pending (catch_up) */
-	size_t chunks_behind;	/* chunks whose node copy ran during the chunk after */
 	/*
 	 * per member: its source and results in this process, or when the team
 	 * @spans nodes, their symmetric addresses in this PE's heap; NULL: staged
 	 */
 	const char **src_of;
 	const char **result_of;
+	/* while a step waits for a partner or the NIC: other work (engine.h), or NULL */
+	void (*while_busy)(struct shmemx_request *r, int waited);
+	struct {		/* the pairwise algorithms (pair.c) */
+		const struct sc_partial *partial;	/* allreduce, reduce-scatter */
+		size_t results_at;	/* in a pair buffer: staged results, after the partials */
+		int big_buffers;	/* on the world team: in the PE's staging buffers */
+		uint64_t base;		/* the team's pairwise step count as this request began */
+		int step;		/* the next step of the current chunk */
+	} pair;
+	struct {		/* the hierarchical scheme (hier.c) */
+		int rail_algo;		/* the ring or rhd across nodes */
+		int ahead;		/* steps of the next chunk already run (run_ahead) */
+		int overlapping;	/* inside the overlap: its node work never nests */
+		size_t chunks_ahead;	/* chunks whose node phases ran during the chunk before */
+		int behind;		/* all-gather: the last chunk's node copy is pending (catch_up) */
+		size_t chunks_behind;	/* chunks whose node copy ran during the chunk after */
+	} hier;
 };
 
 /* Reads the SHMEMCOMM_ALLREDUCE_ and SHMEMCOMM_COLL_ variables: 0, or -1 after a message. */

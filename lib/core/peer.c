@@ -4,6 +4,24 @@
 
 #include "core/state.h"
 
+void *sc_peer_view(int pe, uint64_t offset)
+{
+	char *base = sc.mem.base[pe];
+
+	return base ? base + offset : NULL;
+}
+
+void sc_peer_quiet(void)
+{
+	if (sc.net.active)
+		sc_net_quiet(&sc.net);
+}
+
+void sc_peer_name_lost(const int *pes, int n, char *did, unsigned long len)
+{
+	sc_net_name_lost(&sc.net, pes, n, did, len);
+}
+
 void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nbi)
 {
 	char *base = sc.mem.base[pe];

@@ -9,6 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Where @pe's segment is mapped here: its byte at @offset, for loads and
+ * stores; NULL when only the NIC reaches it.
+ */
+void *sc_peer_view(int pe, uint64_t offset);
+/* Waits until everything this PE put or got with @nbi through the NIC has landed. */
+void sc_peer_quiet(void);
+/* For a timeout message about @n lost PEs in @pes: what they did, and their node mates. */
+void sc_peer_name_lost(const int *pes, int n, char *did, unsigned long len);
+
 /* With @nbi the NIC may still read @source after the call (quiet waits). */
 void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nbi);
 void sc_peer_get(void *dest, int pe, uint64_t offset, size_t len, int nbi);

@@ -75,7 +75,7 @@ struct sc_internal {
 	_Atomic uint64_t collect_count;
 	struct sc_abort abort;		/* the job's stop word (util/wait.h) */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
-	/* atomics by message (net/ib.c): a mailbox per requesting PE, and this PE's reply */
+	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE, and this PE's reply */
 	struct sc_amo_mail amo_mail[SC_MAX_PES];
 	struct sc_amo_reply amo_reply;
 	/* per team slot, by call parity: one-shot inputs */

@@ -18,36 +18,28 @@
 #include "util/ranks.h"
 #include "util/wait.h"
 
-void sc_members_behind(const struct sc_team *team, const struct sc_line *entered,
-			uint64_t epoch, char *out, unsigned long len)
+void sc_members_behind(void *behind, char *out, unsigned long len, const char **did)
 {
-	uint64_t offset = sc_internal_offset(entered);
-	int behind[SC_MAX_PES], n = 0;
-
-	for (int i = 0; i < team->size; i++) {
-		int pe = sc_team_world_pe(team, i);
-		uint64_t theirs;
-
-		if (sc_peer_probe(pe, offset, &theirs) || theirs < epoch)
-			behind[n++] = pe;
-	}
-	sc_format_ranks(behind, n, out, len);
-}
-
-/* The members of the team being synced that have not entered this sync. */
-static void missing_members(void *ctx, char *out, unsigned long len, const char **did)
-{
-	const struct sc_team *team = ctx;
+	const struct sc_behind *b = behind;
+	uint64_t offset = sc_internal_offset(b->entered);
+	int late[SC_MAX_PES], n = 0;
 
 	(void)did;
-	sc_members_behind(team, &sc_internal_of(sc.me)->entered[team->slot], team->epoch, out,
-			  len);
+	for (int i = 0; i < b->team->size; i++) {
+		int pe = sc_team_world_pe(b->team, i);
+		uint64_t theirs;
+
+		if (sc_peer_probe(pe, offset, &theirs) || theirs < b->epoch)
+			late[n++] = pe;
+	}
+	sc_format_ranks(late, n, out, len);
 }
 
 void sc_team_sync(struct sc_team *team, const char *what)
 {
 	struct sc_internal *mine = sc_internal_of(sc.me);
 	uint64_t epoch = ++team->epoch;
+	struct sc_behind behind = { team, &mine->entered[team->slot], epoch };
 
 	atomic_store(&mine->entered[team->slot].value, epoch);
 	for (int k = 0, step = 1; step < team->size; k++, step <<= 1) {
@@ -56,7 +48,7 @@ void sc_team_sync(struct sc_team *team, const char *what)
 		struct sc_wait wait;
 
 		sc_peer_store(to, sc_internal_offset(&mine->arrivals[team->slot][k]), epoch);
-		sc_wait_begin(&wait, what, from, missing_members, team);
+		sc_wait_begin(&wait, what, from, sc_members_behind, &behind);
 		while (atomic_load(&mine->arrivals[team->slot][k].value) < epoch)
 			sc_wait_step(&wait);
 	}

@@ -1,0 +1,293 @@
+/*
+ * The collective engine (see coll.h). Stages of one chunk c:
+ *
+ *   stage    the PE copies its source's chunk into stage_in[c % 2] if the
+ *            source is not on the heap, and publishes a step;
+ *   compute  once every member has reached it: reduce-scatter (this PE's
+ *            slice of every member's chunk, written into every member's
+ *            result: its dest on the heap, or its stage_out), or the copies
+ *            of an all-gather, broadcast or all-to-all; an allreduce
+ *            publishes again;
+ *   gather   (allreduce) once every member has reached that: a staged
+ *            result is copied to dest.
+ *
+ * Two staging buffers suffice: a PE refills buffer c % 2 only after every
+ * member has published a later stage, which it does only after reading
+ * chunk c. A pipeline call other than allreduce ends with one more step, so
+ * no PE returns while a peer still reads its buffers; an allreduce's last
+ * step is that already, as after it nobody touches another PE's memory. A one-shot allreduce needs no end step:
+ * its inputs sit in buffers chosen by call parity, and a PE cannot finish
+ * the next call until every member has started it, so done with this one.
+ *
+ * A team that spans nodes runs the same stages, with two differences. A
+ * step is a dissemination sync over the NIC (step_across), which advances
+ * a round per call without waiting, as the step counters do on a node.
+ * And a member's buffers are named by their symmetric addresses: compute
+ * reads a remote member's slice with RDMA reads and pushes results with
+ * RDMA writes (compute_across), in the same kernel calls as on a node, so
+ * the results are the same bits.
+ */
+#include <string.h>
+
+#include "coll/engine.h"
+
+/* The chunk's elements [lo, hi) in each block. */
+void sc_coll_chunk_range(const struct shmemx_request *r, size_t *lo, size_t *hi)
+{
+	*lo = r->chunk * r->chunk_len;
+	*hi = *lo + r->chunk_len < r->a.count ? *lo + r->chunk_len : r->a.count;
+}
+
+/* Element @i of block @block of member @m's source, during this chunk. */
+static const char *source_at(const struct shmemx_request *r, int m, int block, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->src_of[m])
+		return r->src_of[m] + ((size_t)block * r->a.count + i) * r->elem;
+	return sc_internal_of(sc_team_world_pe(r->a.team, m))->stage_in[r->chunk & 1] +
+	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
+}
+
+/* Where the current chunk's staged results sit in PE @pe's internal area. */
+char *sc_coll_staged_results(const struct shmemx_request *r, int pe)
+{
+	struct sc_internal *in = sc_internal_of(pe);
+
+	if (sc_coll_pairwise(r->algo) && !r->pair.big_buffers)
+		return in->pair[r->a.team->slot][r->chunk & 1] + r->pair.results_at;
+	return in->stage_out[r->chunk & 1];
+}
+
+/* Element @i of member @m's reduced allreduce result, during this chunk. */
+static char *result_at(const struct shmemx_request *r, int m, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->result_of[m])
+		return (char *)r->result_of[m] + i * r->elem;
+	return sc_coll_staged_results(r, sc_team_world_pe(r->a.team, m)) + (i - lo) * r->elem;
+}
+
+/* Part @index of [lo, hi) cut in @parts: whole cache lines, [*a, *b). */
+void sc_coll_cut(const struct shmemx_request *r, size_t lo, size_t hi, int parts, int index,
+		 size_t *a, size_t *b)
+{
+	size_t n = (size_t)parts, line = 64 / r->elem ? 64 / r->elem : 1;
+	size_t len = ((hi - lo + n - 1) / n + line - 1) / line * line;
+
+	*a = lo + len * (size_t)index < hi ? lo + len * (size_t)index : hi;
+	*b = *a + len < hi ? *a + len : hi;
+}
+
+/* Member @m's slice [lo, hi) of the chunk [clo, chi). */
+static void slice_range(const struct shmemx_request *r, int m, size_t clo, size_t chi,
+			size_t *lo, size_t *hi)
+{
+	sc_coll_cut(r, clo, chi, r->a.team->size, m, lo, hi);
+}
+
+void sc_coll_stage(struct shmemx_request *r)
+{
+	size_t lo, hi;
+
+	if (r->algo == SC_ALGO_ONESHOT) {
+		memcpy(sc_internal_of(sc.me)->small[r->a.team->slot][r->parity], r->a.source,
+		       r->a.count * r->elem);
+		return;
+	}
+	if (!r->src_staged || (r->a.kind == SC_BROADCAST && r->a.team->my_index != r->a.root))
+		return;
+	sc_coll_chunk_range(r, &lo, &hi);
+	for (int b = 0; b < r->nblocks; b++)
+		memcpy(sc_internal_of(sc.me)->stage_in[r->chunk & 1] +
+		       (size_t)b * r->chunk_len * r->elem,
+		       (const char *)r->a.source + ((size_t)b * r->a.count + lo) * r->elem,
+		       (hi - lo) * r->elem);
+}
+
+/* Copies @len elements from @from to element @i of dest (nothing if in place). */
+void sc_coll_to_dest(const struct shmemx_request *r, size_t i, const void *from, size_t len)
+{
+	char *to = (char *)r->a.dest + i * r->elem;
+
+	if (to != from && len)
+		sc_copy(to, from, len * r->elem, r->stream);
+}
+
+#define PUSH_BLOCK 8192	/* bytes reduced, then pushed, while in L1 */
+
+/*
+ * Reduces this PE's slice [lo, hi) into its own result and pushes it into
+ * every other member's, so that each member then reads only its own
+ * memory. Block by block, while the block is in L1. With streaming stores
+ * only the pushes into peers' heap results stream: measured here, also
+ * streaming this PE's own result, or into stage_out (read back at once),
+ * is slower (16 MiB: 1.76 ms against 2.0 ms).
+ */
+static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi)
+{
+	int n = r->a.team->size, me = r->a.team->my_index;
+	size_t block = PUSH_BLOCK / r->elem;
+	const void *in[n];
+
+	for (size_t at = lo; at < hi; at += block) {
+		size_t len = hi - at < block ? hi - at : block;
+		char *reduced = result_at(r, me, at);
+
+		for (int m = 0; m < n; m++)
+			in[m] = source_at(r, m, 0, at);
+		r->kernel(reduced, in, n, len);
+		for (int m = 1; m < n; m++) {
+			int to = (me + m) % n;
+
+			sc_copy(result_at(r, to, at), reduced, len * r->elem,
+				r->stream && r->result_of[to]);
+		}
+	}
+}
+
+/* Across nodes: where member @m's source element (@block, @i) sits in its segment. */
+uint64_t sc_coll_source_offset(const struct shmemx_request *r, int m, int block, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->src_of[m])
+		return sc_internal_offset(r->src_of[m]) +
+		       ((size_t)block * r->a.count + i) * r->elem;
+	return sc_internal_offset(sc_internal_of(sc.me)->stage_in[r->chunk & 1]) +
+	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
+}
+
+/* Across nodes: where member @m's result element @i sits in its segment. */
+uint64_t sc_coll_result_offset(const struct shmemx_request *r, int m, size_t i)
+{
+	size_t lo = r->chunk * r->chunk_len;
+
+	if (r->result_of[m])
+		return sc_internal_offset(r->result_of[m]) + i * r->elem;
+	return sc_internal_offset(sc_coll_staged_results(r, sc.me)) + (i - lo) * r->elem;
+}
+
+/*
+ * sc_coll_compute() for a team across nodes: the same slices and kernel calls,
+ * with remote members' inputs read by the NIC and results written by it.
+ * All of it has landed when this returns, before the step that says so.
+ */
+static void compute_across(struct shmemx_request *r)
+{
+	int n = r->a.team->size, me = r->a.team->my_index;
+	const void *in[n];
+	size_t lo, hi, slo, shi, bytes;
+	char *scratch, *reduced;
+
+	if (r->algo == SC_ALGO_ONESHOT) {
+		uint64_t small = sc_internal_offset(
+			sc_internal_of(sc.me)->small[r->a.team->slot][r->parity]);
+
+		bytes = r->a.count * r->elem;
+		scratch = sc_coll_scratch_for((size_t)n * bytes);
+		for (int m = 0; m < n; m++)
+			in[m] = sc_coll_fetch(r, m, small, bytes, scratch + (size_t)m * bytes);
+		sc_coll_land_all();
+		r->kernel(r->a.dest, in, n, r->a.count);
+		return;
+	}
+	sc_coll_chunk_range(r, &lo, &hi);
+	switch (r->a.kind) {
+	case SC_ALLREDUCE:
+		slice_range(r, me, lo, hi, &slo, &shi);
+		bytes = (shi - slo) * r->elem;
+		if (!bytes)
+			break;
+		sc_coll_fetch_inputs(r, in, 0, slo, bytes);
+		reduced = result_at(r, me, slo);
+		r->kernel(reduced, in, n, shi - slo);
+		for (int m = 1; m < n; m++) {
+			int to = (me + m) % n;
+
+			sc_coll_push(r, to, sc_coll_result_offset(r, to, slo), reduced, bytes);
+		}
+		break;
+	case SC_REDUCE_SCATTER:
+		bytes = (hi - lo) * r->elem;
+		if (!bytes)
+			break;
+		sc_coll_fetch_inputs(r, in, me, lo, bytes);
+		r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
+		break;
+	case SC_ALLGATHER:
+		for (int m = 0; m < n; m++)
+			sc_coll_fetch_to_dest(r, m, sc_coll_source_offset(r, m, 0, lo),
+				      (size_t)m * r->a.count + lo, hi - lo);
+		break;
+	case SC_BROADCAST:
+		sc_coll_fetch_to_dest(r, r->a.root, sc_coll_source_offset(r, r->a.root, 0, lo), lo, hi - lo);
+		break;
+	case SC_ALLTOALL:
+		for (int m = 0; m < n; m++)
+			sc_coll_fetch_to_dest(r, m, sc_coll_source_offset(r, m, me, lo),
+				      (size_t)m * r->a.count + lo, hi - lo);
+		break;
+	default:
+		break;
+	}
+	sc_coll_land_all();
+}
+
+void sc_coll_compute(struct shmemx_request *r)
+{
+	int n = r->a.team->size, me = r->a.team->my_index;
+	const void *in[n];
+	size_t lo, hi, slo, shi;
+
+	if (r->spans) {
+		compute_across(r);
+		return;
+	}
+
+	if (r->algo == SC_ALGO_ONESHOT) {
+		for (int m = 0; m < n; m++)
+			in[m] = sc_internal_of(sc_team_world_pe(r->a.team, m))
+					->small[r->a.team->slot][r->parity];
+		r->kernel(r->a.dest, in, n, r->a.count);
+		return;
+	}
+	sc_coll_chunk_range(r, &lo, &hi);
+	switch (r->a.kind) {
+	case SC_ALLREDUCE:
+		slice_range(r, me, lo, hi, &slo, &shi);
+		reduce_and_push(r, slo, shi);
+		break;
+	case SC_REDUCE_SCATTER:
+		for (int m = 0; m < n; m++)
+			in[m] = source_at(r, m, me, lo);
+		if (hi > lo)
+			r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
+		break;
+	case SC_ALLGATHER:
+		for (int m = 0; m < n; m++)
+			sc_coll_to_dest(r, (size_t)m * r->a.count + lo, source_at(r, m, 0, lo), hi - lo);
+		break;
+	case SC_BROADCAST:
+		sc_coll_to_dest(r, lo, source_at(r, r->a.root, 0, lo), hi - lo);
+		break;
+	case SC_ALLTOALL:
+		for (int m = 0; m < n; m++)
+			sc_coll_to_dest(r, (size_t)m * r->a.count + lo, source_at(r, m, me, lo), hi - lo);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Once every member has pushed its slice: a staged result goes to dest. */
+void sc_coll_gather(struct shmemx_request *r)
+{
+	size_t lo, hi;
+
+	if (!r->result_staged)
+		return;
+	sc_coll_chunk_range(r, &lo, &hi);
+	sc_coll_to_dest(r, lo, result_at(r, r->a.team->my_index, lo), hi - lo);
+}

@@ -1,0 +1,327 @@
+/*
+ * The hierarchical scheme (described in pair.c): the node phases by loads
+ * and stores, the rail's ring or rhd across nodes by the pairwise
+ * executor, and the pipelines that run one chunk's node work while the
+ * rail carries another (sc_coll_hier_overlap, the request's busy hook).
+ */
+#include "coll/engine.h"
+#include "util/log.h"
+
+/* Local index @l's slice of the current chunk, in the hierarchical scheme. */
+void sc_coll_node_slice(const struct shmemx_request *r, int l, size_t *lo, size_t *hi)
+{
+	size_t clo, chi;
+
+	sc_coll_chunk_range(r, &clo, &chi);
+	sc_coll_cut(r, clo, chi, r->a.team->per_node, l, lo, hi);
+}
+
+/* The team index of this node's member with local index @l. */
+int sc_coll_node_member(const struct sc_team *t, int l)
+{
+	return t->by_node[t->node_index * t->per_node + l];
+}
+
+/*
+ * The line that node member @l tells this PE on, in the hierarchical
+ * steps: one set per chunk parity, as the pipeline runs two chunks.
+ */
+int sc_coll_node_line(const struct shmemx_request *r, int l)
+{
+	return SC_PAIR_RAIL_LINES + (int)(r->chunk & 1) * SC_PAIR_LOCAL_MAX + l;
+}
+
+/* Every other PE of this node in the team, for the hierarchical steps. */
+int sc_coll_node_ready(const struct shmemx_request *r, uint64_t step, int block)
+{
+	const struct sc_team *t = r->a.team;
+
+	for (int l = 0; l < t->per_node; l++)
+		if (l != t->local_index &&
+		    !sc_coll_partner_ready(r, sc_coll_node_member(t, l), sc_coll_node_line(r, l), step, block))
+			return 0;
+	return 1;
+}
+
+void sc_coll_tell_node(const struct shmemx_request *r, uint64_t step)
+{
+	const struct sc_team *t = r->a.team;
+
+	for (int l = 0; l < t->per_node; l++)
+		if (l != t->local_index)
+			sc_coll_tell(r, sc_coll_node_member(t, l), sc_coll_node_line(r, t->local_index), step);
+}
+
+/*
+ * The hierarchical scheme's phases, by step @k of a chunk. Allreduce:
+ * load, node combine, the rail's steps, node copy. Reduce-scatter: load,
+ * node combine, the rail's steps (the last leaves each PE its block).
+ * All-gather: the rail's steps (the first puts this PE's block in place),
+ * node copy.
+ */
+enum hier_phase { HIER_LOAD, HIER_NODE_COMBINE, HIER_RAIL, HIER_NODE_COPY };
+
+static enum hier_phase hier_phase(const struct shmemx_request *r, int k)
+{
+	int steps = sc_coll_pair_steps(r);
+
+	if (r->a.kind == SC_ALLGATHER)
+		return k == steps - 1 ? HIER_NODE_COPY : HIER_RAIL;
+	if (k <= 1)
+		return k ? HIER_NODE_COMBINE : HIER_LOAD;
+	return r->a.kind == SC_ALLREDUCE && k == steps - 1 ? HIER_NODE_COPY : HIER_RAIL;
+}
+
+/* The rail's group step at chunk step @k (a rail one). */
+static int rail_step(const struct shmemx_request *r, int k)
+{
+	return r->a.kind == SC_ALLGATHER ? k : k - 1;
+}
+
+/* The chunk step after which the rail is done with the chunk. */
+static int last_rail_step(const struct shmemx_request *r)
+{
+	return sc_coll_pair_steps(r) - (r->a.kind == SC_REDUCE_SCATTER ? 1 : 2);
+}
+
+/*
+ * Run @index of what node member @l (a local index) owns of the current
+ * chunk: in an allreduce its slice, in the block collectives the blocks
+ * of the team members of its local index (its rail's). 0 past the last.
+ */
+static int node_share(const struct shmemx_request *r, int l, int index, struct run *run)
+{
+	const struct sc_team *t = r->a.team;
+	size_t clo, chi, lo, hi;
+
+	if (r->a.kind == SC_ALLREDUCE) {
+		if (index)
+			return 0;
+		sc_coll_chunk_range(r, &clo, &chi);
+		sc_coll_node_slice(r, l, &lo, &hi);
+		*run = (struct run){ lo, lo - clo, hi - lo };
+		return 1;
+	}
+	if (index >= t->nodes)
+		return 0;
+	*run = sc_coll_block_run(r, t->by_node[index * t->per_node + l]);
+	return 1;
+}
+
+/*
+ * The node phases. Node members are on this node, mapped (nodes are found
+ * by what maps what): these are loads and stores.
+ */
+static void hier_load(struct shmemx_request *r)
+{
+	int blocks = r->a.kind == SC_REDUCE_SCATTER ? r->a.team->size : 1;
+
+	for (int b = 0; b < blocks; b++) {
+		struct run run = sc_coll_block_run(r, b);
+
+		sc_coll_load_run(r, &run);
+	}
+}
+
+/* This PE's share: the other node members' partials combined into its own. */
+static void hier_node_combine(struct shmemx_request *r)
+{
+	const struct sc_team *t = r->a.team;
+	struct run run;
+
+	for (int i = 0; node_share(r, t->local_index, i, &run); i++)
+		for (int l = 0; l < t->per_node; l++)
+			if (l != t->local_index)
+				sc_coll_combine_from(r, sc_coll_node_member(t, l), &run);
+}
+
+/* The other node members' finished shares copied into this PE's results. */
+static void hier_node_copy(struct shmemx_request *r)
+{
+	const struct sc_team *t = r->a.team;
+	struct run run;
+
+	for (int l = 0; l < t->per_node; l++)
+		for (int i = 0; l != t->local_index && node_share(r, l, i, &run); i++)
+			sc_coll_results_from(r, sc_coll_node_member(t, l), &run);
+}
+
+/* Tells the rail that this PE combined the node's partials of the next chunk. */
+static void tell_rail_ahead(struct shmemx_request *r)
+{
+	struct pair_group g;
+
+	r->chunk++;
+	sc_coll_pair_group_of(r, &g);
+	sc_coll_tell_group(r, &g, 1, sc_coll_step_number(r, 2));
+	r->chunk--;
+}
+
+/*
+ * The hierarchical scheme's pipeline (allreduce and reduce-scatter): while
+ * this PE's rail runs chunk c across nodes (its partner not there yet, or
+ * the NIC reading), the node phases of chunk c + 1 run: its load, and once
+ * every node member has loaded it, the node combine. Called from c's waits
+ * and reads (@waited: past the wait of the rail step under way).
+ *
+ * Chunk c + 1's partial buffers held chunk c - 1's, and nobody reads them
+ * any more. The node members combined them before loading c, which this
+ * PE's node combine of c waited for. The rail partners: an allreduce's
+ * rail has completed c - 1, whose every step waits for the partner's step
+ * before it (around the ring, or across the rhd rounds), so each partner
+ * is past its last combine of c - 1. A reduce-scatter's rail ends at its
+ * last combine, so that chain reaches the last partner only at the wait of
+ * c's last rail step: it runs ahead from there. The node lines are kept by
+ * chunk parity, so that "loaded c + 1" never passes for "finished c"; the
+ * rail lines count steps in order, so the rail hears that c + 1 is
+ * combined only once this PE's rail is past c.
+ */
+static void run_ahead(struct shmemx_request *r, int waited)
+{
+	uint64_t step;
+
+	if (r->algo != SC_ALGO_HIER || r->a.kind == SC_ALLGATHER || !sc.coll.hier_pipeline ||
+	    r->hier.ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair.step < 2)
+		return;
+	if (r->a.kind == SC_REDUCE_SCATTER && (r->pair.step != last_rail_step(r) || !waited))
+		return;
+	r->chunk++;
+	step = sc_coll_step_number(r, r->hier.ahead);
+	if (r->hier.ahead == 0) {
+		hier_load(r);
+		sc_coll_tell_node(r, step + 1);
+		r->hier.ahead = 1;
+		step++;
+	}
+	if (sc_coll_node_ready(r, step, 0)) {
+		hier_node_combine(r);
+		r->hier.ahead = 2;
+		r->hier.chunks_ahead++;
+	}
+	r->chunk--;
+	if (r->hier.ahead == 2 && r->pair.step > last_rail_step(r))
+		tell_rail_ahead(r);
+}
+
+/*
+ * The all-gather's pipeline runs the other way: chunk c's node copy is
+ * left for the waits of chunk c + 1's rail (at most one chunk behind).
+ * Then its results are read by the node after this PE's rail has moved
+ * on, so each PE says when it has copied a chunk ("copied c", after
+ * "finished c" on the same node line), and a PE puts chunk c + 2 into
+ * c's buffers only once its node has copied c. The rail partners are past
+ * c by the argument above.
+ */
+static uint64_t copied_value(const struct shmemx_request *r)
+{
+	/*
+	 * past "finished c" (sc_coll_step_number(r, steps - 1)), short of what the
+	 * next request tells first ("loaded", step_number + 1 of its step 0)
+	 */
+	return sc_coll_step_number(r, sc_coll_pair_steps(r));
+}
+
+/* Chunk c - 1's node copy (and staged results to dest): 0 if the node is not there and !@block. */
+static int catch_up(struct shmemx_request *r, int block)
+{
+	int done;
+
+	r->chunk--;
+	done = sc_coll_node_ready(r, sc_coll_step_number(r, last_rail_step(r)) + 1, block);
+	if (done) {
+		hier_node_copy(r);
+		sc_coll_pair_gather(r);
+		sc_coll_tell_node(r, copied_value(r));
+		r->hier.behind = 0;
+		r->hier.chunks_behind++;
+	}
+	r->chunk++;
+	return done;
+}
+
+/* The hierarchical pipelines' work, while a rail step waits (see run_ahead). */
+void sc_coll_hier_overlap(struct shmemx_request *r, int waited)
+{
+	if (r->hier.overlapping)
+		return;
+	r->hier.overlapping = 1;
+	if (r->hier.behind)
+		catch_up(r, 0);
+	else
+		run_ahead(r, waited);
+	r->hier.overlapping = 0;
+}
+
+/* The all-gather's node copy step: chunk c - 1's first, then c's, or left for later. */
+static int allgather_node_copy(struct shmemx_request *r, uint64_t step, int block)
+{
+	if (r->hier.behind && !catch_up(r, block))
+		return 0;
+	if (sc.coll.hier_pipeline && r->chunk + 1 < r->nchunks) {
+		r->hier.behind = 1;
+		return 1;
+	}
+	if (!sc_coll_node_ready(r, step, block))
+		return 0;
+	hier_node_copy(r);
+	/* as catch_up does: a node member may run the pipeline (its own SHMEMCOMM_HIER_PIPELINE) */
+	sc_coll_tell_node(r, copied_value(r));
+	return 1;
+}
+
+/* Step @k of the hierarchical scheme; 0 if a partner is not there and !@block. */
+int sc_coll_hier_step(struct shmemx_request *r, const struct pair_group *g, int k,
+		      uint64_t step, int block)
+{
+	switch (hier_phase(r, k)) {
+	case HIER_LOAD:
+		hier_load(r);
+		return 1;
+	case HIER_RAIL:
+		/* an all-gather's chunk c refills chunk c - 2's buffers: copied by the node? */
+		if (r->a.kind == SC_ALLGATHER && k == 0 && r->chunk >= 2) {
+			uint64_t copied = copied_value(r) - 2 * (uint64_t)sc_coll_pair_steps(r);
+
+			if (!sc_coll_node_ready(r, copied, 0)) {
+				sc_coll_hier_overlap(r, 0);
+				if (!sc_coll_node_ready(r, copied, block))
+					return 0;
+			}
+		}
+		return sc_coll_group_step(r, g, rail_step(r, k), step, block);
+	case HIER_NODE_COMBINE:
+	case HIER_NODE_COPY:
+	default:
+		if (r->a.kind == SC_ALLGATHER)
+			return allgather_node_copy(r, step, block);
+		if (!sc_coll_node_ready(r, step, 0)) {
+			sc_coll_hier_overlap(r, 0);
+			if (!sc_coll_node_ready(r, step, block))
+				return 0;
+		}
+		if (hier_phase(r, k) == HIER_NODE_COMBINE)
+			hier_node_combine(r);
+		else
+			hier_node_copy(r);
+		return 1;
+	}
+}
+
+/* After hierarchical step @k: tells whoever waits for this PE in the next. */
+void sc_coll_hier_tell(struct shmemx_request *r, const struct pair_group *g, int k,
+		       uint64_t step)
+{
+	enum hier_phase phase = hier_phase(r, k);
+
+	if (phase == HIER_RAIL && k == last_rail_step(r)) {
+		if (k + 1 < sc_coll_pair_steps(r))
+			sc_coll_tell_node(r, step + 1);
+		if (r->hier.ahead == 2)
+			tell_rail_ahead(r);
+	} else if (phase == HIER_LOAD) {
+		sc_coll_tell_node(r, step + 1);
+	} else if (phase != HIER_NODE_COPY) {
+		/* after the node combine, or a rail step: the rail's next */
+		sc_coll_tell_group(r, g, phase == HIER_RAIL ? rail_step(r, k) + 1 : 1, step + 1);
+	}
+}

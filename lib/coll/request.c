@@ -1,0 +1,446 @@
+/*
+ * A request's life: prepare, queue, progress through its stages, and who
+ * owns the PE's staging buffers meanwhile (see direct.c for the stages).
+ */
+#include <stdio.h>
+
+#include "coll/engine.h"
+#include "core/peer.h"
+#include "sync/sync.h"
+#include "util/log.h"
+#include "util/ranks.h"
+#include "util/wait.h"
+
+enum { PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE };
+
+int sc_coll_pairwise(int algo)
+{
+	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER ||
+	       algo == SC_ALGO_CHAIN;
+}
+
+struct sc_coll_slot *sc_coll_slot_of(const struct shmemx_request *r, int member)
+{
+	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
+}
+
+struct sc_coll_slot *sc_coll_slot_of_me(const struct shmemx_request *r)
+{
+	return &sc_internal_of(sc.me)->coll[r->a.team->slot];
+}
+
+static void publish(struct shmemx_request *r)
+{
+	r->target = ++r->a.team->coll_step;
+	atomic_store_explicit(&sc_coll_slot_of(r, r->a.team->my_index)->step, r->target,
+			      memory_order_release);
+}
+
+static int all_reached(const struct shmemx_request *r)
+{
+	for (int m = 0; m < r->a.team->size; m++)
+		if (atomic_load_explicit(&sc_coll_slot_of(r, m)->step, memory_order_acquire) < r->target)
+			return 0;
+	return 1;
+}
+
+static void missing_members(void *ctx, char *out, unsigned long len, const char **did)
+{
+	const struct shmemx_request *waiting = ctx;
+	int missing[SC_MAX_PES], n = 0;
+
+	(void)did;
+	for (int m = 0; m < waiting->a.team->size; m++)
+		if (atomic_load(&sc_coll_slot_of(waiting, m)->step) < waiting->target)
+			missing[n++] = sc_team_world_pe(waiting->a.team, m);
+	sc_format_ranks(missing, n, out, len);
+}
+
+/* Round @t->coll_round of the current step: this PE's arrival at its partner. */
+static void step_send(struct sc_team *t)
+{
+	int to = sc_team_world_pe(t, (t->my_index + (1 << t->coll_round)) % t->size);
+
+	sc_peer_store(to, sc_internal_offset(
+			      &sc_internal_of(sc.me)->coll_arrivals[t->slot][t->coll_round]),
+		      t->coll_epoch);
+}
+
+/*
+ * Across nodes a step is a dissemination sync of its own (counters apart
+ * from the team sync's, so that syncs the program makes between a
+ * request's steps do not mix with them), in phases: it starts at the first
+ * call and moves a round further whenever one has arrived, so that without
+ * @block it returns at once and a request across nodes moves while the PE
+ * is in the library, as one on a node does.
+ */
+static int step_across(const struct shmemx_request *r, int block)
+{
+	struct sc_team *t = r->a.team;
+	struct sc_internal *mine = sc_internal_of(sc.me);
+	struct sc_behind behind;
+	struct sc_wait wait;
+	int waiting_began = 0;
+
+	if (!t->coll_stepping) {
+		t->coll_stepping = 1;
+		t->coll_epoch++;
+		t->coll_round = 0;
+		atomic_store(&mine->coll_entered[t->slot].value, t->coll_epoch);
+		if (t->size > 1)
+			step_send(t);
+	}
+	while ((1 << t->coll_round) < t->size) {
+		if (atomic_load_explicit(&mine->coll_arrivals[t->slot][t->coll_round].value,
+					 memory_order_acquire) >= t->coll_epoch) {
+			if ((1 << ++t->coll_round) < t->size)
+				step_send(t);
+			continue;
+		}
+		if (!block)
+			return 0;
+		if (!waiting_began) {
+			behind = (struct sc_behind){ t, &mine->coll_entered[t->slot], t->coll_epoch };
+			sc_wait_begin(&wait, r->a.what, -1, sc_members_behind, &behind);
+			waiting_began = 1;
+		}
+		sc_wait_step(&wait);
+	}
+	t->coll_stepping = 0;
+	return 1;
+}
+
+/* Whether every member has reached the target; with @block, waits until so. */
+int sc_coll_reached(const struct shmemx_request *r, int block)
+{
+	struct sc_wait wait;
+
+	if (r->spans)
+		return step_across(r, block);
+	if (all_reached(r))
+		return 1;
+	if (!block)
+		return 0;
+	sc_wait_begin(&wait, r->a.what, -1, missing_members, (void *)r);
+	while (!all_reached(r))
+		sc_wait_step(&wait);
+	return 1;
+}
+
+/* Entry to the call: says what it is and where its buffers are. */
+static void describe(struct shmemx_request *r)
+{
+	struct sc_coll_slot *mine = sc_coll_slot_of(r, r->a.team->my_index);
+	const char *heap = sc_heap_base(sc.me);
+
+	mine->signature[r->parity] = sc_coll_signature(r);
+	mine->count[r->parity] = r->a.count;
+	if (r->algo == SC_ALGO_ONESHOT)
+		return;
+	mine->where[r->parity].src_offset = r->src_staged || sc_coll_pairwise(r->algo) ? SC_COLL_STAGED :
+					    (uint64_t)((const char *)r->a.source - heap);
+	mine->where[r->parity].result_offset = r->result_staged ? SC_COLL_STAGED :
+					       (uint64_t)((char *)r->a.dest - heap);
+	mine->where[r->parity].chunk_len = r->chunk_len;
+}
+
+/*
+ * The PE's staging buffers (stage_in, stage_out) are its own, not a
+ * team's: one request at a time stages through them, from its first stage
+ * to its end (when no peer reads them any more). Another team's request
+ * that needs them waits before its first stage; blocking, it drives the
+ * owner's team meanwhile. So requests that stage, on different teams, must
+ * start in the same order on the PEs they share (else each waits for the
+ * other, and SHMEMCOMM_TIMEOUT ends it). The pairwise algorithms of the
+ * world team take them too, for chunks 16 times those of their own
+ * buffers; on other teams they use the team's pair buffers.
+ */
+static struct shmemx_request *stage_owner;
+
+static int stages(const struct shmemx_request *r)
+{
+	return r->pair.big_buffers || (!sc_coll_pairwise(r->algo) && r->algo != SC_ALGO_ONESHOT &&
+				  (r->src_staged || r->result_staged));
+}
+
+/* Whether @r may stage now; with @block, waits (driving the owner) until so. */
+static int take_staging(struct shmemx_request *r, int block)
+{
+	while (stage_owner && stage_owner != r) {
+		if (!block)
+			return 0;
+		sc_coll_finish(stage_owner);
+	}
+	stage_owner = r;
+	return 1;
+}
+
+/* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
+static int advance(struct shmemx_request *r, int block)
+{
+	for (;;) {
+		switch (r->pc) {
+		case PC_STAGE:
+			if (r->chunk == 0 && stages(r) && !take_staging(r, block))
+				return 0;
+			if (r->chunk == 0)
+				describe(r);
+			sc_coll_stage(r);
+			publish(r);
+			r->pc = PC_COMPUTE;
+			/* fall through */
+		case PC_COMPUTE:
+			if (!sc_coll_reached(r, block))
+				return 0;
+			if (r->chunk == 0)
+				sc_coll_check_members_agree(r);
+			if (sc_coll_pairwise(r->algo)) {
+				r->pair.base = r->a.team->coll_pair_seq;
+				r->a.team->coll_pair_seq += r->nchunks * (uint64_t)sc_coll_pair_steps(r);
+				r->pair.step = 0;
+				r->pc = PC_PAIR;
+				break;
+			}
+			sc_coll_compute(r);
+			if (r->algo == SC_ALGO_RSAG) {
+				publish(r);
+				r->pc = PC_GATHER;
+				break;
+			}
+			if (r->algo == SC_ALGO_ONESHOT) {
+				r->pc = PC_DONE;
+				break;
+			}
+			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_FINAL;
+			break;
+		case PC_GATHER:
+			if (!sc_coll_reached(r, block))
+				return 0;
+			sc_coll_gather(r);
+			/* nobody reads this PE's buffers after this step: no final one */
+			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_DONE;
+			break;
+		case PC_PAIR:
+			while (r->chunk < r->nchunks) {
+				if (!sc_coll_pair_step(r, block))
+					return 0;
+				if (++r->pair.step == sc_coll_pair_steps(r)) {
+					if (!r->hier.behind)
+						sc_coll_pair_gather(r);
+					r->pair.step = r->hier.ahead;
+					r->hier.ahead = 0;
+					r->chunk++;
+				}
+			}
+			if (r->algo == SC_ALGO_HIER && r->a.kind != SC_BROADCAST)
+				sc_debug("PE %d: %s: hier, %zu chunk(s); the node phases of %zu ran while the chunk %s crossed the nodes",
+					 sc.me, r->a.what, r->nchunks,
+					 r->a.kind == SC_ALLGATHER ? r->hier.chunks_behind : r->hier.chunks_ahead,
+					 r->a.kind == SC_ALLGATHER ? "after" : "before");
+			r->pc = PC_FINAL;
+			break;
+		case PC_FINAL:
+			publish(r);
+			r->pc = PC_FINAL_WAIT;
+			/* fall through */
+		case PC_FINAL_WAIT:
+			if (!sc_coll_reached(r, block))
+				return 0;
+			r->pc = PC_DONE;
+			break;
+		case PC_DONE:
+		default:
+			if (stage_owner == r)
+				stage_owner = NULL;
+			r->done = 1;
+			return 1;
+		}
+	}
+}
+
+/* Drives the team's queue; with @until, blocks until that request is done. */
+static void progress(struct sc_team *team, const struct shmemx_request *until)
+{
+	struct shmemx_request *head;
+
+	while ((head = team->coll_head)) {
+		if (!advance(head, until != NULL))
+			return;
+		team->coll_head = head->next;
+		if (!team->coll_head)
+			team->coll_tail = NULL;
+		if (head == until)
+			return;
+	}
+}
+
+static int valid_args(const struct sc_coll_args *a)
+{
+	const struct sc_team *t = a->team;
+	size_t elem, blocks;
+
+	if (!t || t->my_index < 0) {
+		sc_error("PE %d: %s: the team is invalid or this PE is not in it", sc.me, a->what);
+		return 0;
+	}
+	if ((unsigned)a->dtype >= SC_DTYPE_ALL) {
+		sc_error("PE %d: %s: dtype %d is not a shmemx_dtype_t (0..%d)", sc.me, a->what,
+			 (int)a->dtype, SC_DTYPE_COUNT - 1);
+		return 0;
+	}
+	if ((a->kind == SC_ALLREDUCE || a->kind == SC_REDUCE_SCATTER) &&
+	    !sc_kernel(SC_SIMD_SCALAR, a->dtype, a->op)) {
+		if ((unsigned)a->op >= SC_OP_ALL)
+			sc_error("PE %d: %s: op %d is not a shmemx_op_t (0..%d)", sc.me, a->what,
+				 (int)a->op, SC_OP_ALL - 1);
+		else
+			sc_error("PE %d: %s: op %s does not apply to dtype %s (bitwise ops take integers)",
+				 sc.me, a->what, sc_op_name(a->op), sc_dtype_name(a->dtype));
+		return 0;
+	}
+	if (a->kind == SC_BROADCAST && (a->root < 0 || a->root >= t->size)) {
+		sc_error("PE %d: %s: root %d is outside the team of %d PEs", sc.me, a->what,
+			 a->root, t->size);
+		return 0;
+	}
+	elem = sc_dtype_size(a->dtype);
+	blocks = a->kind == SC_ALLREDUCE || a->kind == SC_BROADCAST ? 1 : (size_t)t->size;
+	if (a->count > SIZE_MAX / elem / blocks) {
+		sc_error("PE %d: %s: count %zu of %s times %zu blocks overflows the address space",
+			 sc.me, a->what, a->count, sc_dtype_name(a->dtype), blocks);
+		return 0;
+	}
+	if (a->count && (!a->dest || (!a->source && (a->kind != SC_BROADCAST ||
+						   t->my_index == a->root)))) {
+		sc_error("PE %d: %s: %s is NULL with count %zu", sc.me, a->what,
+			 a->dest ? "source" : "dest", a->count);
+		return 0;
+	}
+	return 1;
+}
+
+int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
+{
+	struct sc_team *t = a->team;
+	size_t bytes, src_bytes, dst_bytes, moved, line, len;
+
+	sc_require_init(a->what);
+	if (!valid_args(a))
+		return -1;
+	r->spans = t->spans;
+	r->a = *a;
+	r->next = NULL;
+	r->elem = sc_dtype_size(a->dtype);
+	r->nblocks = a->kind == SC_REDUCE_SCATTER || a->kind == SC_ALLTOALL ? t->size : 1;
+	r->kernel = sc_kernel((enum sc_simd)sc.coll.simd, a->dtype, a->op);
+	bytes = a->count * r->elem;
+	src_bytes = bytes * (size_t)r->nblocks;
+	dst_bytes = a->kind == SC_ALLGATHER || a->kind == SC_ALLTOALL ? bytes * (size_t)t->size :
+		    bytes;
+	moved = a->kind == SC_ALLREDUCE ? bytes : src_bytes > dst_bytes ? src_bytes : dst_bytes;
+	r->algo = a->kind == SC_ALLREDUCE ? sc_coll_pick_algo(bytes, t) :
+		  sc_coll_pick_kind_algo(a->kind, moved, t);
+	if (r->algo == SC_ALGO_RHD && (t->size & (t->size - 1))) {
+		sc_error("PE %d: %s: %s=rhd needs a team of 2^k PEs, and this one has %d; use ring or auto",
+			 sc.me, a->what,
+			 sc_coll_algo_variable(a->kind),
+			 t->size);
+		return -1;
+	}
+	if (r->algo == SC_ALGO_HIER && !sc_coll_hier_fits(t)) {
+		sc_error("PE %d: %s: %s=hier needs a team across nodes with 2 to %d PEs on each node, as many on every node; this one has %d PEs on %d node(s)%s",
+			 sc.me, a->what,
+			 sc_coll_algo_variable(a->kind),
+			 SC_PAIR_LOCAL_MAX, t->size, t->spans ? t->nodes : 1,
+			 t->spans && !t->per_node ? ", unevenly" : "");
+		return -1;
+	}
+	r->hier.rail_algo = r->algo == SC_ALGO_HIER ? sc_coll_rail_algo(moved, t) : -1;
+	r->pair.partial = sc_coll_pairwise(r->algo) && (a->kind == SC_ALLREDUCE || a->kind == SC_REDUCE_SCATTER) ?
+		     sc_partial(a->dtype, a->op) : NULL;
+	/*
+	 * in-place all-to-all overwrites blocks the peers still read: stage it;
+	 * the pairwise algorithms never read a peer's source
+	 */
+	r->src_staged = !sc_coll_pairwise(r->algo) && (!sc_heap_contains(a->source, src_bytes) ||
+					       (a->kind == SC_ALLTOALL && a->source == a->dest));
+	r->result_staged = !sc_heap_contains(a->dest, dst_bytes);
+	r->stream = dst_bytes >= sc.coll.stream_min;
+	line = 64 / r->elem ? 64 / r->elem : 1;
+	r->pair.big_buffers = sc_coll_pairwise(r->algo) && t->slot == SC_SLOT_WORLD;
+	if (sc_coll_pairwise(r->algo)) {
+		/*
+		 * a chunk's partials (allreduce, reduce-scatter: every block)
+		 * and staged results (the others: every block of an all-gather):
+		 * in the staging buffers, partials in stage_in and results in
+		 * stage_out; or both in the team's pair buffer
+		 */
+		size_t blocks = a->kind == SC_ALLREDUCE || a->kind == SC_BROADCAST ? 1 :
+				(size_t)t->size;
+		size_t partial = r->pair.partial ? r->pair.partial->size : 0;
+		size_t result = a->kind == SC_REDUCE_SCATTER ? 0 : r->elem;
+		size_t room = r->pair.big_buffers ? SC_COLL_STAGE_MAX : SC_COLL_PAIR_MAX;
+
+		room = sc.coll.chunk < room ? sc.coll.chunk : room;
+		len = room / blocks / (r->pair.big_buffers ? (partial > result ? partial : result) :
+							partial + result);
+	} else {
+		len = sc.coll.chunk / r->elem / (size_t)r->nblocks;
+	}
+	r->chunk_len = len >= line ? len / line * line : len ? len : 1;
+	r->pair.results_at = r->pair.partial ? r->chunk_len * r->pair.partial->size *
+					  (a->kind == SC_REDUCE_SCATTER ? (size_t)t->size : 1) : 0;
+	r->nchunks = r->algo == SC_ALGO_ONESHOT || !a->count ? 1 :
+		     (a->count + r->chunk_len - 1) / r->chunk_len;
+	r->chunk = 0;
+	r->hier.ahead = 0;
+	r->hier.overlapping = 0;
+	r->while_busy = r->algo == SC_ALGO_HIER ? sc_coll_hier_overlap : NULL;
+	r->hier.chunks_ahead = 0;
+	r->hier.behind = 0;
+	r->hier.chunks_behind = 0;
+	r->pc = PC_STAGE;
+	r->done = 0;
+	r->parity = (unsigned)(t->coll_calls++ & 1);
+	return 0;
+}
+
+void sc_coll_start(struct shmemx_request *r)
+{
+	struct sc_team *t = r->a.team;
+
+	if (t->coll_tail)
+		t->coll_tail->next = r;
+	else
+		t->coll_head = r;
+	t->coll_tail = r;
+	progress(t, NULL);
+}
+
+void sc_coll_finish(struct shmemx_request *r)
+{
+	if (!r->done)
+		progress(r->a.team, r);
+}
+
+int sc_coll_poll(struct shmemx_request *r)
+{
+	if (!r->done)
+		progress(r->a.team, NULL);
+	return r->done;
+}
+
+int sc_coll_run(const struct sc_coll_args *a)
+{
+	struct shmemx_request r;
+	int n = a->team ? a->team->size : 0;
+	const char *views[2 * (n > 0 ? n : 1)];
+
+	r.src_of = views;
+	r.result_of = views + n;
+	if (sc_coll_prepare(&r, a))
+		return -1;
+	sc_coll_start(&r);
+	sc_coll_finish(&r);
+	return 0;
+}

@@ -1,0 +1,220 @@
+/*
+ * The choice of algorithm and its tuning: every SHMEMCOMM_ variable of the
+ * collectives is read here, and every rule that picks an algorithm is here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/engine.h"
+#include "util/env.h"
+#include "util/log.h"
+
+static const char *const kind_names[SC_COLL_KINDS] = {
+	"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall",
+};
+static const char *const algo_names[SC_ALGO_COUNT] = { "oneshot", "rsag", "ring", "rhd",
+							 "hier", "chain" };
+
+const char *sc_coll_kind_name(int kind)
+{
+	return kind >= 0 && kind < SC_COLL_KINDS ? kind_names[kind] : "?";
+}
+
+int sc_coll_kind_parse(const char *name)
+{
+	for (int k = 0; name && k < SC_COLL_KINDS; k++)
+		if (!strcmp(name, kind_names[k]))
+			return k;
+	return -1;
+}
+
+/*
+ * @var's value among @allowed (SC_ALGO_DIRECT: "direct"), or -1 for auto
+ * or unset: 0, or -1 after a message listing the choices.
+ */
+static int parse_algo(const char *var, const int *allowed, int count, int *out)
+{
+	const char *value = sc_env_string(var);
+	char list[128] = "auto";
+
+	*out = -1;
+	if (!value || !*value || !strcmp(value, "auto"))
+		return 0;
+	for (int i = 0; i < count; i++) {
+		const char *name = allowed[i] == SC_ALGO_DIRECT ? "direct" : algo_names[allowed[i]];
+
+		if (!strcmp(value, name)) {
+			*out = allowed[i];
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), ", %s", name);
+	}
+	sc_error("%s=%s: not one of %s", var, value, list);
+	return -1;
+}
+
+const char *sc_coll_algo_name(int algo)
+{
+	return algo >= 0 && algo < SC_ALGO_COUNT ? algo_names[algo] : "pipeline";
+}
+
+int sc_coll_tune(struct sc_coll_tuning *t)
+{
+	static const int allreduce[] = { SC_ALGO_ONESHOT, SC_ALGO_RSAG, SC_ALGO_RING, SC_ALGO_RHD,
+					 SC_ALGO_HIER };
+	static const int blocks[] = { SC_ALGO_DIRECT, SC_ALGO_RING, SC_ALGO_RHD, SC_ALGO_HIER };
+	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN, SC_ALGO_HIER };
+	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
+	uint64_t oneshot, chunk, stream, rhd;
+	long pipeline;
+	enum sc_simd chosen;
+	int err;
+
+	if (parse_algo("SHMEMCOMM_ALLREDUCE_ALGO", allreduce, 5, &t->algorithm) ||
+	    parse_algo("SHMEMCOMM_COLL_ALGO", blocks, 4, &t->block_algorithm) ||
+	    parse_algo("SHMEMCOMM_BROADCAST_ALGO", broadcast, 3, &t->broadcast_algorithm))
+		return -1;
+	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
+			&oneshot) ||
+	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
+	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream) ||
+	    sc_env_size("SHMEMCOMM_ALLREDUCE_RHD_MAX", 256u << 10, 0, UINT64_MAX, &rhd) ||
+	    sc_env_long("SHMEMCOMM_HIER_PIPELINE", 1, 0, 1, &pipeline))
+		return -1;
+	err = sc_simd_parse(simd, &chosen);
+	if (err) {
+		sc_error("SHMEMCOMM_SIMD=%s: %s", simd,
+			 err == -EINVAL ? "not one of auto, scalar, avx2, avx512" :
+					  "this CPU does not support it");
+		return -1;
+	}
+	t->oneshot_max = oneshot;
+	t->chunk = chunk;
+	t->stream_min = stream;
+	t->rhd_max = rhd;
+	t->hier_pipeline = (int)pipeline;
+	t->simd = chosen;
+	return 0;
+}
+
+/* The one ring-or-rhd rule: rhd (log2 n steps) for what is small on 2^k members, else the ring. */
+static int ring_or_rhd(size_t bytes, int members)
+{
+	return bytes <= sc.coll.rhd_max && !(members & (members - 1)) ? SC_ALGO_RHD : SC_ALGO_RING;
+}
+
+int sc_coll_hier_fits(const struct sc_team *team)
+{
+	return team->nodes >= 2 && team->per_node >= 2 && team->per_node <= SC_PAIR_LOCAL_MAX;
+}
+
+static int oneshot_fits(size_t bytes, const struct sc_team *team)
+{
+	(void)team;
+	return bytes <= sc.coll.oneshot_max;
+}
+
+static int on_node(size_t bytes, const struct sc_team *team)
+{
+	(void)bytes;
+	return !team->spans;
+}
+
+static int hier_fits(size_t bytes, const struct sc_team *team)
+{
+	(void)bytes;
+	return sc_coll_hier_fits(team);
+}
+
+static int rhd_fits(size_t bytes, const struct sc_team *team)
+{
+	return ring_or_rhd(bytes, team->size) == SC_ALGO_RHD;
+}
+
+static int anywhere(size_t bytes, const struct sc_team *team)
+{
+	(void)bytes;
+	(void)team;
+	return 1;
+}
+
+/*
+ * The automatic choice, kind by kind: the first algorithm whose rule fits
+ * the call (@bytes: the allreduce's buffer, else all the call moves).
+ *
+ * On a node every PE reads the others' memory at memory speed: one-shot
+ * for the tiniest allreduce, else the single-copy reduce-scatter, and the
+ * pipeline for the other kinds. Across nodes each step costs a network
+ * round trip and a link carries one stream best: hier where the team lies
+ * evenly on its nodes, else recursive halving and doubling (log2 n steps)
+ * for what is small, then the ring (2(n-1) steps, each PE talking to its
+ * neighbours only); broadcast a chain from the root, so that the root's
+ * link carries the data once. All-to-all always the pipeline: each PE
+ * reads its blocks from each, pairs already.
+ */
+static const struct {
+	int algo;		/* SC_ALGO_DIRECT: the pipeline */
+	int (*fits)(size_t bytes, const struct sc_team *team);
+} choices[SC_COLL_KINDS][5] = {
+	[SC_ALLREDUCE] = { { SC_ALGO_ONESHOT, oneshot_fits }, { SC_ALGO_RSAG, on_node },
+			   { SC_ALGO_HIER, hier_fits }, { SC_ALGO_RHD, rhd_fits },
+			   { SC_ALGO_RING, anywhere } },
+	[SC_REDUCE_SCATTER] = { { SC_ALGO_DIRECT, on_node }, { SC_ALGO_HIER, hier_fits },
+				{ SC_ALGO_RHD, rhd_fits }, { SC_ALGO_RING, anywhere } },
+	[SC_ALLGATHER] = { { SC_ALGO_DIRECT, on_node }, { SC_ALGO_HIER, hier_fits },
+			   { SC_ALGO_RHD, rhd_fits }, { SC_ALGO_RING, anywhere } },
+	[SC_BROADCAST] = { { SC_ALGO_DIRECT, on_node }, { SC_ALGO_HIER, hier_fits },
+			   { SC_ALGO_CHAIN, anywhere } },
+	[SC_ALLTOALL] = { { SC_ALGO_DIRECT, anywhere } },
+};
+
+/* The forced choice of @kind (SHMEMCOMM_*_ALGO), -1 for none, if it applies to @bytes. */
+static int forced(enum sc_coll_kind kind, size_t bytes)
+{
+	switch (kind) {
+	case SC_ALLREDUCE:
+		/* one-shot's buffers hold SC_COLL_SMALL_MAX: past it, by size */
+		return sc.coll.algorithm != SC_ALGO_ONESHOT || bytes <= SC_COLL_SMALL_MAX ?
+		       sc.coll.algorithm : -1;
+	case SC_REDUCE_SCATTER:
+	case SC_ALLGATHER:
+		return sc.coll.block_algorithm;
+	case SC_BROADCAST:
+		return sc.coll.broadcast_algorithm;
+	default:
+		return -1;
+	}
+}
+
+static int choose(enum sc_coll_kind kind, size_t bytes, const struct sc_team *team)
+{
+	int algo = forced(kind, bytes);
+
+	for (int i = 0; algo == -1; i++)
+		if (choices[kind][i].fits(bytes, team))
+			algo = choices[kind][i].algo;
+	return algo == SC_ALGO_DIRECT ? -1 : algo;
+}
+
+int sc_coll_pick_algo(size_t bytes, const struct sc_team *team)
+{
+	return choose(SC_ALLREDUCE, bytes, team);
+}
+
+int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc_team *team)
+{
+	return kind == SC_ALLREDUCE ? -1 : choose(kind, bytes, team);
+}
+
+int sc_coll_rail_algo(size_t bytes, const struct sc_team *team)
+{
+	return ring_or_rhd(bytes, team->nodes);
+}
+
+/* The variable that forces @kind's algorithm, for messages. */
+const char *sc_coll_algo_variable(enum sc_coll_kind kind)
+{
+	return kind == SC_ALLREDUCE ? "SHMEMCOMM_ALLREDUCE_ALGO" :
+	       kind == SC_BROADCAST ? "SHMEMCOMM_BROADCAST_ALGO" : "SHMEMCOMM_COLL_ALGO";
+}
