@@ -13,7 +13,7 @@
  * loads once told on their node line, and say so on the rail member's, so
  * it also waits for them before refilling a chunk's buffers.
  */
-int sc_coll_chain_step(struct shmemx_request *r, uint64_t step, int block)
+int sc_coll_chain_step(struct shmemx_request *r, size_t c, uint64_t step, int block)
 {
 	const struct sc_team *t = r->a.team;
 	int root = r->a.root, hier = r->algo == SC_ALGO_HIER;
@@ -24,23 +24,23 @@ int sc_coll_chain_step(struct shmemx_request *r, uint64_t step, int block)
 	struct run run;
 	size_t lo, hi;
 
-	sc_coll_chunk_range(r, &lo, &hi);
-	run = (struct run){ lo, 0, hi - lo };
+	sc_coll_chunk_range(r, c, &lo, &hi);
+	run = (struct run){ .chunk = c, .at = lo, .buf = 0, .len = hi - lo };
 	if (hier && t->local_index != root_local) {
 		int feeder = sc_coll_node_member(t, root_local);
 
-		if (!sc_coll_partner_ready(r, feeder, sc_coll_node_line(r, root_local), step + 1, block))
+		if (!sc_coll_partner_ready(r, feeder, sc_coll_node_line(c, root_local), step + 1, block))
 			return 0;
 		sc_coll_results_from(r, feeder, &run);
-		sc_coll_tell(r, feeder, sc_coll_node_line(r, t->local_index), step + 1);
+		sc_coll_tell(r, feeder, sc_coll_node_line(c, t->local_index), step + 1);
 		return 1;
 	}
 	left = hier ? t->by_node[(me + n - 1) % n * t->per_node + root_local] : (me + n - 1) % n;
 	right = hier ? t->by_node[(me + 1) % n * t->per_node + root_local] : (me + 1) % n;
 	if (!is_first && !sc_coll_partner_ready(r, left, 0, step + 1, block))
 		return 0;
-	if (r->chunk >= 2 && ((!is_last && !sc_coll_partner_ready(r, right, 1, step - 1, block)) ||
-			      (hier && !sc_coll_node_ready(r, step - 1, block))))
+	if (c >= 2 && ((!is_last && !sc_coll_partner_ready(r, right, 1, step - 1, block)) ||
+		       (hier && !sc_coll_node_ready(r, c, step - 1, block))))
 		return 0;
 	if (is_first)
 		sc_coll_load_run(r, &run);
@@ -51,6 +51,6 @@ int sc_coll_chain_step(struct shmemx_request *r, uint64_t step, int block)
 	if (!is_first)
 		sc_coll_tell(r, left, 1, step + 1);
 	if (hier)
-		sc_coll_tell_node(r, step + 1);
+		sc_coll_tell_node(r, c, step + 1);
 	return 1;
 }

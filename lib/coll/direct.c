@@ -31,42 +31,42 @@
 
 #include "coll/engine.h"
 
-/* The chunk's elements [lo, hi) in each block. */
-void sc_coll_chunk_range(const struct shmemx_request *r, size_t *lo, size_t *hi)
+/* Chunk @c's elements [lo, hi) in each block. */
+void sc_coll_chunk_range(const struct shmemx_request *r, size_t c, size_t *lo, size_t *hi)
 {
-	*lo = r->chunk * r->chunk_len;
+	*lo = c * r->chunk_len;
 	*hi = *lo + r->chunk_len < r->a.count ? *lo + r->chunk_len : r->a.count;
 }
 
-/* Element @i of block @block of member @m's source, during this chunk. */
-static const char *source_at(const struct shmemx_request *r, int m, int block, size_t i)
+/* Element @i (of chunk @c) of block @block of member @m's source. */
+static const char *source_at(const struct shmemx_request *r, size_t c, int m, int block, size_t i)
 {
-	size_t lo = r->chunk * r->chunk_len;
+	size_t lo = c * r->chunk_len;
 
 	if (r->src_of[m])
 		return r->src_of[m] + ((size_t)block * r->a.count + i) * r->elem;
-	return sc_internal_of(sc_team_world_pe(r->a.team, m))->stage_in[r->chunk & 1] +
+	return sc_internal_of(sc_team_world_pe(r->a.team, m))->stage_in[c & 1] +
 	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
 }
 
-/* Where the current chunk's staged results sit in PE @pe's internal area. */
-char *sc_coll_staged_results(const struct shmemx_request *r, int pe)
+/* Where chunk @c's staged results sit in PE @pe's internal area. */
+char *sc_coll_staged_results(const struct shmemx_request *r, size_t c, int pe)
 {
 	struct sc_internal *in = sc_internal_of(pe);
 
 	if (sc_coll_pairwise(r->algo) && !r->pair.big_buffers)
-		return in->pair[r->a.team->slot][r->chunk & 1] + r->pair.results_at;
-	return in->stage_out[r->chunk & 1];
+		return in->pair[r->a.team->slot][c & 1] + r->pair.results_at;
+	return in->stage_out[c & 1];
 }
 
-/* Element @i of member @m's reduced allreduce result, during this chunk. */
-static char *result_at(const struct shmemx_request *r, int m, size_t i)
+/* Element @i (of chunk @c) of member @m's reduced allreduce result. */
+static char *result_at(const struct shmemx_request *r, size_t c, int m, size_t i)
 {
-	size_t lo = r->chunk * r->chunk_len;
+	size_t lo = c * r->chunk_len;
 
 	if (r->result_of[m])
 		return (char *)r->result_of[m] + i * r->elem;
-	return sc_coll_staged_results(r, sc_team_world_pe(r->a.team, m)) + (i - lo) * r->elem;
+	return sc_coll_staged_results(r, c, sc_team_world_pe(r->a.team, m)) + (i - lo) * r->elem;
 }
 
 /* Part @index of [lo, hi) cut in @parts: whole cache lines, [*a, *b). */
@@ -87,7 +87,7 @@ static void slice_range(const struct shmemx_request *r, int m, size_t clo, size_
 	sc_coll_cut(r, clo, chi, r->a.team->size, m, lo, hi);
 }
 
-void sc_coll_stage(struct shmemx_request *r)
+void sc_coll_stage(struct shmemx_request *r, size_t c)
 {
 	size_t lo, hi;
 
@@ -98,9 +98,9 @@ void sc_coll_stage(struct shmemx_request *r)
 	}
 	if (!r->src_staged || (r->a.kind == SC_BROADCAST && r->a.team->my_index != r->a.root))
 		return;
-	sc_coll_chunk_range(r, &lo, &hi);
+	sc_coll_chunk_range(r, c, &lo, &hi);
 	for (int b = 0; b < r->nblocks; b++)
-		memcpy(sc_internal_of(sc.me)->stage_in[r->chunk & 1] +
+		memcpy(sc_internal_of(sc.me)->stage_in[c & 1] +
 		       (size_t)b * r->chunk_len * r->elem,
 		       (const char *)r->a.source + ((size_t)b * r->a.count + lo) * r->elem,
 		       (hi - lo) * r->elem);
@@ -125,7 +125,7 @@ void sc_coll_to_dest(const struct shmemx_request *r, size_t i, const void *from,
  * streaming this PE's own result, or into stage_out (read back at once),
  * is slower (16 MiB: 1.76 ms against 2.0 ms).
  */
-static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi)
+static void reduce_and_push(const struct shmemx_request *r, size_t c, size_t lo, size_t hi)
 {
 	int n = r->a.team->size, me = r->a.team->my_index;
 	size_t block = PUSH_BLOCK / r->elem;
@@ -133,40 +133,41 @@ static void reduce_and_push(const struct shmemx_request *r, size_t lo, size_t hi
 
 	for (size_t at = lo; at < hi; at += block) {
 		size_t len = hi - at < block ? hi - at : block;
-		char *reduced = result_at(r, me, at);
+		char *reduced = result_at(r, c, me, at);
 
 		for (int m = 0; m < n; m++)
-			in[m] = source_at(r, m, 0, at);
+			in[m] = source_at(r, c, m, 0, at);
 		r->kernel(reduced, in, n, len);
 		for (int m = 1; m < n; m++) {
 			int to = (me + m) % n;
 
-			sc_copy(result_at(r, to, at), reduced, len * r->elem,
+			sc_copy(result_at(r, c, to, at), reduced, len * r->elem,
 				r->stream && r->result_of[to]);
 		}
 	}
 }
 
 /* Across nodes: where member @m's source element (@block, @i) sits in its segment. */
-uint64_t sc_coll_source_offset(const struct shmemx_request *r, int m, int block, size_t i)
+uint64_t sc_coll_source_offset(const struct shmemx_request *r, size_t c, int m, int block,
+			       size_t i)
 {
-	size_t lo = r->chunk * r->chunk_len;
+	size_t lo = c * r->chunk_len;
 
 	if (r->src_of[m])
 		return sc_internal_offset(r->src_of[m]) +
 		       ((size_t)block * r->a.count + i) * r->elem;
-	return sc_internal_offset(sc_internal_of(sc.me)->stage_in[r->chunk & 1]) +
+	return sc_internal_offset(sc_internal_of(sc.me)->stage_in[c & 1]) +
 	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
 }
 
 /* Across nodes: where member @m's result element @i sits in its segment. */
-uint64_t sc_coll_result_offset(const struct shmemx_request *r, int m, size_t i)
+uint64_t sc_coll_result_offset(const struct shmemx_request *r, size_t c, int m, size_t i)
 {
-	size_t lo = r->chunk * r->chunk_len;
+	size_t lo = c * r->chunk_len;
 
 	if (r->result_of[m])
 		return sc_internal_offset(r->result_of[m]) + i * r->elem;
-	return sc_internal_offset(sc_coll_staged_results(r, sc.me)) + (i - lo) * r->elem;
+	return sc_internal_offset(sc_coll_staged_results(r, c, sc.me)) + (i - lo) * r->elem;
 }
 
 /*
@@ -174,7 +175,7 @@ uint64_t sc_coll_result_offset(const struct shmemx_request *r, int m, size_t i)
  * with remote members' inputs read by the NIC and results written by it.
  * All of it has landed when this returns, before the step that says so.
  */
-static void compute_across(struct shmemx_request *r)
+static void compute_across(struct shmemx_request *r, size_t c)
 {
 	int n = r->a.team->size, me = r->a.team->my_index;
 	const void *in[n];
@@ -193,40 +194,41 @@ static void compute_across(struct shmemx_request *r)
 		r->kernel(r->a.dest, in, n, r->a.count);
 		return;
 	}
-	sc_coll_chunk_range(r, &lo, &hi);
+	sc_coll_chunk_range(r, c, &lo, &hi);
 	switch (r->a.kind) {
 	case SC_ALLREDUCE:
 		slice_range(r, me, lo, hi, &slo, &shi);
 		bytes = (shi - slo) * r->elem;
 		if (!bytes)
 			break;
-		sc_coll_fetch_inputs(r, in, 0, slo, bytes);
-		reduced = result_at(r, me, slo);
+		sc_coll_fetch_inputs(r, c, in, 0, slo, bytes);
+		reduced = result_at(r, c, me, slo);
 		r->kernel(reduced, in, n, shi - slo);
 		for (int m = 1; m < n; m++) {
 			int to = (me + m) % n;
 
-			sc_coll_push(r, to, sc_coll_result_offset(r, to, slo), reduced, bytes);
+			sc_coll_push(r, to, sc_coll_result_offset(r, c, to, slo), reduced, bytes);
 		}
 		break;
 	case SC_REDUCE_SCATTER:
 		bytes = (hi - lo) * r->elem;
 		if (!bytes)
 			break;
-		sc_coll_fetch_inputs(r, in, me, lo, bytes);
+		sc_coll_fetch_inputs(r, c, in, me, lo, bytes);
 		r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
 		break;
 	case SC_ALLGATHER:
 		for (int m = 0; m < n; m++)
-			sc_coll_fetch_to_dest(r, m, sc_coll_source_offset(r, m, 0, lo),
+			sc_coll_fetch_to_dest(r, m, sc_coll_source_offset(r, c, m, 0, lo),
 				      (size_t)m * r->a.count + lo, hi - lo);
 		break;
 	case SC_BROADCAST:
-		sc_coll_fetch_to_dest(r, r->a.root, sc_coll_source_offset(r, r->a.root, 0, lo), lo, hi - lo);
+		sc_coll_fetch_to_dest(r, r->a.root, sc_coll_source_offset(r, c, r->a.root, 0, lo), lo,
+				      hi - lo);
 		break;
 	case SC_ALLTOALL:
 		for (int m = 0; m < n; m++)
-			sc_coll_fetch_to_dest(r, m, sc_coll_source_offset(r, m, me, lo),
+			sc_coll_fetch_to_dest(r, m, sc_coll_source_offset(r, c, m, me, lo),
 				      (size_t)m * r->a.count + lo, hi - lo);
 		break;
 	default:
@@ -235,14 +237,14 @@ static void compute_across(struct shmemx_request *r)
 	sc_coll_land_all();
 }
 
-void sc_coll_compute(struct shmemx_request *r)
+void sc_coll_compute(struct shmemx_request *r, size_t c)
 {
 	int n = r->a.team->size, me = r->a.team->my_index;
 	const void *in[n];
 	size_t lo, hi, slo, shi;
 
 	if (r->spans) {
-		compute_across(r);
+		compute_across(r, c);
 		return;
 	}
 
@@ -253,28 +255,30 @@ void sc_coll_compute(struct shmemx_request *r)
 		r->kernel(r->a.dest, in, n, r->a.count);
 		return;
 	}
-	sc_coll_chunk_range(r, &lo, &hi);
+	sc_coll_chunk_range(r, c, &lo, &hi);
 	switch (r->a.kind) {
 	case SC_ALLREDUCE:
 		slice_range(r, me, lo, hi, &slo, &shi);
-		reduce_and_push(r, slo, shi);
+		reduce_and_push(r, c, slo, shi);
 		break;
 	case SC_REDUCE_SCATTER:
 		for (int m = 0; m < n; m++)
-			in[m] = source_at(r, m, me, lo);
+			in[m] = source_at(r, c, m, me, lo);
 		if (hi > lo)
 			r->kernel((char *)r->a.dest + lo * r->elem, in, n, hi - lo);
 		break;
 	case SC_ALLGATHER:
 		for (int m = 0; m < n; m++)
-			sc_coll_to_dest(r, (size_t)m * r->a.count + lo, source_at(r, m, 0, lo), hi - lo);
+			sc_coll_to_dest(r, (size_t)m * r->a.count + lo, source_at(r, c, m, 0, lo),
+					hi - lo);
 		break;
 	case SC_BROADCAST:
-		sc_coll_to_dest(r, lo, source_at(r, r->a.root, 0, lo), hi - lo);
+		sc_coll_to_dest(r, lo, source_at(r, c, r->a.root, 0, lo), hi - lo);
 		break;
 	case SC_ALLTOALL:
 		for (int m = 0; m < n; m++)
-			sc_coll_to_dest(r, (size_t)m * r->a.count + lo, source_at(r, m, me, lo), hi - lo);
+			sc_coll_to_dest(r, (size_t)m * r->a.count + lo, source_at(r, c, m, me, lo),
+					hi - lo);
 		break;
 	default:
 		break;
@@ -282,12 +286,12 @@ void sc_coll_compute(struct shmemx_request *r)
 }
 
 /* Once every member has pushed its slice: a staged result goes to dest. */
-void sc_coll_gather(struct shmemx_request *r)
+void sc_coll_gather(struct shmemx_request *r, size_t c)
 {
 	size_t lo, hi;
 
 	if (!r->result_staged)
 		return;
-	sc_coll_chunk_range(r, &lo, &hi);
-	sc_coll_to_dest(r, lo, result_at(r, r->a.team->my_index, lo), hi - lo);
+	sc_coll_chunk_range(r, c, &lo, &hi);
+	sc_coll_to_dest(r, lo, result_at(r, c, r->a.team->my_index, lo), hi - lo);
 }

@@ -18,11 +18,12 @@
 #include "core/state.h"
 
 /*
- * A run of a segment's elements: @at indexes source and dest (for the
- * block collectives block * count + i), @buf the chunk's pair buffers.
+ * A run of a segment's elements in chunk @chunk: @at indexes source and
+ * dest (for the block collectives block * count + i), @buf the chunk's
+ * pair buffers.
  */
 struct run {
-	size_t at, buf, len;
+	size_t chunk, at, buf, len;
 };
 
 /* tune.c: the choice of algorithm */
@@ -43,23 +44,24 @@ uint64_t sc_coll_signature(const struct shmemx_request *r);
 void sc_coll_check_members_agree(struct shmemx_request *r);
 
 /* direct.c: the pipeline */
-void sc_coll_chunk_range(const struct shmemx_request *r, size_t *lo, size_t *hi);
-char *sc_coll_staged_results(const struct shmemx_request *r, int pe);
+void sc_coll_chunk_range(const struct shmemx_request *r, size_t c, size_t *lo, size_t *hi);
+char *sc_coll_staged_results(const struct shmemx_request *r, size_t c, int pe);
 void sc_coll_cut(const struct shmemx_request *r, size_t lo, size_t hi, int parts, int index,
 		 size_t *a, size_t *b);
-void sc_coll_stage(struct shmemx_request *r);
+void sc_coll_stage(struct shmemx_request *r, size_t c);
 void sc_coll_to_dest(const struct shmemx_request *r, size_t i, const void *from, size_t len);
-uint64_t sc_coll_source_offset(const struct shmemx_request *r, int m, int block, size_t i);
-uint64_t sc_coll_result_offset(const struct shmemx_request *r, int m, size_t i);
-void sc_coll_compute(struct shmemx_request *r);
-void sc_coll_gather(struct shmemx_request *r);
+uint64_t sc_coll_source_offset(const struct shmemx_request *r, size_t c, int m, int block,
+			       size_t i);
+uint64_t sc_coll_result_offset(const struct shmemx_request *r, size_t c, int m, size_t i);
+void sc_coll_compute(struct shmemx_request *r, size_t c);
+void sc_coll_gather(struct shmemx_request *r, size_t c);
 
 /* xfer.c: the transport of a step */
 char *sc_coll_scratch_for(size_t bytes);
 const char *sc_coll_fetch(const struct shmemx_request *r, int m, uint64_t offset, size_t bytes,
 			  char *into);
-void sc_coll_fetch_inputs(const struct shmemx_request *r, const void **in, int block, size_t i,
-			  size_t bytes);
+void sc_coll_fetch_inputs(const struct shmemx_request *r, size_t c, const void **in, int block,
+			  size_t i, size_t bytes);
 void sc_coll_copy_from(const struct shmemx_request *r, int m, uint64_t offset, char *to,
 		       size_t bytes);
 void sc_coll_fetch_to_dest(const struct shmemx_request *r, int m, uint64_t offset, size_t i,
@@ -71,8 +73,8 @@ int sc_coll_remote(const struct shmemx_request *r, int m);
 
 /* pair.c: the pairwise executor */
 int sc_coll_pair_steps(const struct shmemx_request *r);
-struct run sc_coll_block_run(const struct shmemx_request *r, int block);
-void sc_coll_pair_group_of(const struct shmemx_request *r, struct pair_group *g);
+struct run sc_coll_block_run(const struct shmemx_request *r, size_t c, int block);
+void sc_coll_pair_group_of(const struct shmemx_request *r, size_t c, struct pair_group *g);
 void sc_coll_combine_from(struct shmemx_request *r, int m, const struct run *run);
 void sc_coll_results_from(struct shmemx_request *r, int m, const struct run *run);
 void sc_coll_load_run(const struct shmemx_request *r, const struct run *run);
@@ -80,19 +82,19 @@ int sc_coll_group_step(struct shmemx_request *r, const struct pair_group *g, int
 		       uint64_t step, int block);
 void sc_coll_tell_group(const struct shmemx_request *r, const struct pair_group *g, int k,
 			uint64_t step);
-uint64_t sc_coll_step_number(const struct shmemx_request *r, int k);
-void sc_coll_pair_gather(struct shmemx_request *r);
-int sc_coll_pair_step(struct shmemx_request *r, int block);
+uint64_t sc_coll_step_number(const struct shmemx_request *r, size_t c, int k);
+void sc_coll_pair_gather(struct shmemx_request *r, size_t c);
+int sc_coll_pair_step(struct shmemx_request *r, size_t c, int block);
 
 /* chain.c */
-int sc_coll_chain_step(struct shmemx_request *r, uint64_t step, int block);
+int sc_coll_chain_step(struct shmemx_request *r, size_t c, uint64_t step, int block);
 
 /* hier.c */
-void sc_coll_node_slice(const struct shmemx_request *r, int l, size_t *lo, size_t *hi);
+void sc_coll_node_slice(const struct shmemx_request *r, size_t c, int l, size_t *lo, size_t *hi);
 int sc_coll_node_member(const struct sc_team *t, int l);
-int sc_coll_node_line(const struct shmemx_request *r, int l);
-int sc_coll_node_ready(const struct shmemx_request *r, uint64_t step, int block);
-void sc_coll_tell_node(const struct shmemx_request *r, uint64_t step);
+int sc_coll_node_line(size_t c, int l);
+int sc_coll_node_ready(const struct shmemx_request *r, size_t c, uint64_t step, int block);
+void sc_coll_tell_node(const struct shmemx_request *r, size_t c, uint64_t step);
 void sc_coll_hier_overlap(struct shmemx_request *r, int waited);
 int sc_coll_hier_step(struct shmemx_request *r, const struct pair_group *g, int k,
 		      uint64_t step, int block);

@@ -7,12 +7,12 @@
 #include "coll/engine.h"
 #include "util/log.h"
 
-/* Local index @l's slice of the current chunk, in the hierarchical scheme. */
-void sc_coll_node_slice(const struct shmemx_request *r, int l, size_t *lo, size_t *hi)
+/* Local index @l's slice of chunk @c, in the hierarchical scheme. */
+void sc_coll_node_slice(const struct shmemx_request *r, size_t c, int l, size_t *lo, size_t *hi)
 {
 	size_t clo, chi;
 
-	sc_coll_chunk_range(r, &clo, &chi);
+	sc_coll_chunk_range(r, c, &clo, &chi);
 	sc_coll_cut(r, clo, chi, r->a.team->per_node, l, lo, hi);
 }
 
@@ -26,30 +26,32 @@ int sc_coll_node_member(const struct sc_team *t, int l)
  * The line that node member @l tells this PE on, in the hierarchical
  * steps: one set per chunk parity, as the pipeline runs two chunks.
  */
-int sc_coll_node_line(const struct shmemx_request *r, int l)
+int sc_coll_node_line(size_t c, int l)
 {
-	return SC_PAIR_RAIL_LINES + (int)(r->chunk & 1) * SC_PAIR_LOCAL_MAX + l;
+	return SC_PAIR_RAIL_LINES + (int)(c & 1) * SC_PAIR_LOCAL_MAX + l;
 }
 
-/* Every other PE of this node in the team, for the hierarchical steps. */
-int sc_coll_node_ready(const struct shmemx_request *r, uint64_t step, int block)
+/* Every other PE of this node in the team, for the hierarchical steps of chunk @c. */
+int sc_coll_node_ready(const struct shmemx_request *r, size_t c, uint64_t step, int block)
 {
 	const struct sc_team *t = r->a.team;
 
 	for (int l = 0; l < t->per_node; l++)
 		if (l != t->local_index &&
-		    !sc_coll_partner_ready(r, sc_coll_node_member(t, l), sc_coll_node_line(r, l), step, block))
+		    !sc_coll_partner_ready(r, sc_coll_node_member(t, l), sc_coll_node_line(c, l), step,
+					   block))
 			return 0;
 	return 1;
 }
 
-void sc_coll_tell_node(const struct shmemx_request *r, uint64_t step)
+void sc_coll_tell_node(const struct shmemx_request *r, size_t c, uint64_t step)
 {
 	const struct sc_team *t = r->a.team;
 
 	for (int l = 0; l < t->per_node; l++)
 		if (l != t->local_index)
-			sc_coll_tell(r, sc_coll_node_member(t, l), sc_coll_node_line(r, t->local_index), step);
+			sc_coll_tell(r, sc_coll_node_member(t, l), sc_coll_node_line(c, t->local_index),
+				     step);
 }
 
 /*
@@ -85,11 +87,12 @@ static int last_rail_step(const struct shmemx_request *r)
 }
 
 /*
- * Run @index of what node member @l (a local index) owns of the current
- * chunk: in an allreduce its slice, in the block collectives the blocks
- * of the team members of its local index (its rail's). 0 past the last.
+ * Run @index of what node member @l (a local index) owns of chunk @c: in
+ * an allreduce its slice, in the block collectives the blocks of the team
+ * members of its local index (its rail's). 0 past the last.
  */
-static int node_share(const struct shmemx_request *r, int l, int index, struct run *run)
+static int node_share(const struct shmemx_request *r, size_t c, int l, int index,
+		      struct run *run)
 {
 	const struct sc_team *t = r->a.team;
 	size_t clo, chi, lo, hi;
@@ -97,14 +100,14 @@ static int node_share(const struct shmemx_request *r, int l, int index, struct r
 	if (r->a.kind == SC_ALLREDUCE) {
 		if (index)
 			return 0;
-		sc_coll_chunk_range(r, &clo, &chi);
-		sc_coll_node_slice(r, l, &lo, &hi);
-		*run = (struct run){ lo, lo - clo, hi - lo };
+		sc_coll_chunk_range(r, c, &clo, &chi);
+		sc_coll_node_slice(r, c, l, &lo, &hi);
+		*run = (struct run){ .chunk = c, .at = lo, .buf = lo - clo, .len = hi - lo };
 		return 1;
 	}
 	if (index >= t->nodes)
 		return 0;
-	*run = sc_coll_block_run(r, t->by_node[index * t->per_node + l]);
+	*run = sc_coll_block_run(r, c, t->by_node[index * t->per_node + l]);
 	return 1;
 }
 
@@ -112,49 +115,47 @@ static int node_share(const struct shmemx_request *r, int l, int index, struct r
  * The node phases. Node members are on this node, mapped (nodes are found
  * by what maps what): these are loads and stores.
  */
-static void hier_load(struct shmemx_request *r)
+static void hier_load(struct shmemx_request *r, size_t c)
 {
 	int blocks = r->a.kind == SC_REDUCE_SCATTER ? r->a.team->size : 1;
 
 	for (int b = 0; b < blocks; b++) {
-		struct run run = sc_coll_block_run(r, b);
+		struct run run = sc_coll_block_run(r, c, b);
 
 		sc_coll_load_run(r, &run);
 	}
 }
 
 /* This PE's share: the other node members' partials combined into its own. */
-static void hier_node_combine(struct shmemx_request *r)
+static void hier_node_combine(struct shmemx_request *r, size_t c)
 {
 	const struct sc_team *t = r->a.team;
 	struct run run;
 
-	for (int i = 0; node_share(r, t->local_index, i, &run); i++)
+	for (int i = 0; node_share(r, c, t->local_index, i, &run); i++)
 		for (int l = 0; l < t->per_node; l++)
 			if (l != t->local_index)
 				sc_coll_combine_from(r, sc_coll_node_member(t, l), &run);
 }
 
 /* The other node members' finished shares copied into this PE's results. */
-static void hier_node_copy(struct shmemx_request *r)
+static void hier_node_copy(struct shmemx_request *r, size_t c)
 {
 	const struct sc_team *t = r->a.team;
 	struct run run;
 
 	for (int l = 0; l < t->per_node; l++)
-		for (int i = 0; l != t->local_index && node_share(r, l, i, &run); i++)
+		for (int i = 0; l != t->local_index && node_share(r, c, l, i, &run); i++)
 			sc_coll_results_from(r, sc_coll_node_member(t, l), &run);
 }
 
-/* Tells the rail that this PE combined the node's partials of the next chunk. */
-static void tell_rail_ahead(struct shmemx_request *r)
+/* Tells the rail that this PE combined the node's partials of chunk @next. */
+static void tell_rail_ahead(struct shmemx_request *r, size_t next)
 {
 	struct pair_group g;
 
-	r->chunk++;
-	sc_coll_pair_group_of(r, &g);
-	sc_coll_tell_group(r, &g, 1, sc_coll_step_number(r, 2));
-	r->chunk--;
+	sc_coll_pair_group_of(r, next, &g);
+	sc_coll_tell_group(r, &g, 1, sc_coll_step_number(r, next, 2));
 }
 
 /*
@@ -176,31 +177,30 @@ static void tell_rail_ahead(struct shmemx_request *r)
  * rail lines count steps in order, so the rail hears that c + 1 is
  * combined only once this PE's rail is past c.
  */
-static void run_ahead(struct shmemx_request *r, int waited)
+static void run_ahead(struct shmemx_request *r, size_t c, int waited)
 {
+	size_t next = c + 1;
 	uint64_t step;
 
 	if (r->algo != SC_ALGO_HIER || r->a.kind == SC_ALLGATHER || !sc.coll.hier_pipeline ||
-	    r->hier.ahead == 2 || r->chunk + 1 >= r->nchunks || r->pair.step < 2)
+	    r->hier.ahead == 2 || next >= r->nchunks || r->pair.step < 2)
 		return;
 	if (r->a.kind == SC_REDUCE_SCATTER && (r->pair.step != last_rail_step(r) || !waited))
 		return;
-	r->chunk++;
-	step = sc_coll_step_number(r, r->hier.ahead);
+	step = sc_coll_step_number(r, next, r->hier.ahead);
 	if (r->hier.ahead == 0) {
-		hier_load(r);
-		sc_coll_tell_node(r, step + 1);
+		hier_load(r, next);
+		sc_coll_tell_node(r, next, step + 1);
 		r->hier.ahead = 1;
 		step++;
 	}
-	if (sc_coll_node_ready(r, step, 0)) {
-		hier_node_combine(r);
+	if (sc_coll_node_ready(r, next, step, 0)) {
+		hier_node_combine(r, next);
 		r->hier.ahead = 2;
 		r->hier.chunks_ahead++;
 	}
-	r->chunk--;
 	if (r->hier.ahead == 2 && r->pair.step > last_rail_step(r))
-		tell_rail_ahead(r);
+		tell_rail_ahead(r, next);
 }
 
 /*
@@ -212,60 +212,63 @@ static void run_ahead(struct shmemx_request *r, int waited)
  * c's buffers only once its node has copied c. The rail partners are past
  * c by the argument above.
  */
-static uint64_t copied_value(const struct shmemx_request *r)
+static uint64_t copied_value(const struct shmemx_request *r, size_t c)
 {
 	/*
-	 * past "finished c" (sc_coll_step_number(r, steps - 1)), short of what the
-	 * next request tells first ("loaded", step_number + 1 of its step 0)
+	 * past "finished c" (sc_coll_step_number(r, c, steps - 1)), short of what
+	 * the next request tells first ("loaded", step_number + 1 of its step 0)
 	 */
-	return sc_coll_step_number(r, sc_coll_pair_steps(r));
+	return sc_coll_step_number(r, c, sc_coll_pair_steps(r));
 }
 
-/* Chunk c - 1's node copy (and staged results to dest): 0 if the node is not there and !@block. */
-static int catch_up(struct shmemx_request *r, int block)
+/*
+ * The node copy of chunk @behind, left for later (and its staged results to
+ * dest): 0 if the node is not there and !@block.
+ */
+static int catch_up(struct shmemx_request *r, size_t behind, int block)
 {
-	int done;
+	uint64_t finished = sc_coll_step_number(r, behind, last_rail_step(r)) + 1;
 
-	r->chunk--;
-	done = sc_coll_node_ready(r, sc_coll_step_number(r, last_rail_step(r)) + 1, block);
-	if (done) {
-		hier_node_copy(r);
-		sc_coll_pair_gather(r);
-		sc_coll_tell_node(r, copied_value(r));
-		r->hier.behind = 0;
-		r->hier.chunks_behind++;
-	}
-	r->chunk++;
-	return done;
+	if (!sc_coll_node_ready(r, behind, finished, block))
+		return 0;
+	hier_node_copy(r, behind);
+	sc_coll_pair_gather(r, behind);
+	sc_coll_tell_node(r, behind, copied_value(r, behind));
+	r->hier.behind = 0;
+	r->hier.chunks_behind++;
+	return 1;
 }
 
-/* The hierarchical pipelines' work, while a rail step waits (see run_ahead). */
+/*
+ * The hierarchical pipelines' work, while a rail step of the request's
+ * current chunk waits (see run_ahead).
+ */
 void sc_coll_hier_overlap(struct shmemx_request *r, int waited)
 {
 	if (r->hier.overlapping)
 		return;
 	r->hier.overlapping = 1;
 	if (r->hier.behind)
-		catch_up(r, 0);
+		catch_up(r, r->chunk - 1, 0);
 	else
-		run_ahead(r, waited);
+		run_ahead(r, r->chunk, waited);
 	r->hier.overlapping = 0;
 }
 
-/* The all-gather's node copy step: chunk c - 1's first, then c's, or left for later. */
-static int allgather_node_copy(struct shmemx_request *r, uint64_t step, int block)
+/* The all-gather's node copy step of chunk @c: c - 1's first, then c's, or left for later. */
+static int allgather_node_copy(struct shmemx_request *r, size_t c, uint64_t step, int block)
 {
-	if (r->hier.behind && !catch_up(r, block))
+	if (r->hier.behind && !catch_up(r, c - 1, block))
 		return 0;
-	if (sc.coll.hier_pipeline && r->chunk + 1 < r->nchunks) {
+	if (sc.coll.hier_pipeline && c + 1 < r->nchunks) {
 		r->hier.behind = 1;
 		return 1;
 	}
-	if (!sc_coll_node_ready(r, step, block))
+	if (!sc_coll_node_ready(r, c, step, block))
 		return 0;
-	hier_node_copy(r);
+	hier_node_copy(r, c);
 	/* as catch_up does: a node member may run the pipeline (its own SHMEMCOMM_HIER_PIPELINE) */
-	sc_coll_tell_node(r, copied_value(r));
+	sc_coll_tell_node(r, c, copied_value(r, c));
 	return 1;
 }
 
@@ -273,18 +276,20 @@ static int allgather_node_copy(struct shmemx_request *r, uint64_t step, int bloc
 int sc_coll_hier_step(struct shmemx_request *r, const struct pair_group *g, int k,
 		      uint64_t step, int block)
 {
+	size_t c = g->chunk;
+
 	switch (hier_phase(r, k)) {
 	case HIER_LOAD:
-		hier_load(r);
+		hier_load(r, c);
 		return 1;
 	case HIER_RAIL:
 		/* an all-gather's chunk c refills chunk c - 2's buffers: copied by the node? */
-		if (r->a.kind == SC_ALLGATHER && k == 0 && r->chunk >= 2) {
-			uint64_t copied = copied_value(r) - 2 * (uint64_t)sc_coll_pair_steps(r);
+		if (r->a.kind == SC_ALLGATHER && k == 0 && c >= 2) {
+			uint64_t copied = copied_value(r, c - 2);
 
-			if (!sc_coll_node_ready(r, copied, 0)) {
+			if (!sc_coll_node_ready(r, c - 2, copied, 0)) {
 				sc_coll_hier_overlap(r, 0);
-				if (!sc_coll_node_ready(r, copied, block))
+				if (!sc_coll_node_ready(r, c - 2, copied, block))
 					return 0;
 			}
 		}
@@ -293,16 +298,16 @@ int sc_coll_hier_step(struct shmemx_request *r, const struct pair_group *g, int 
 	case HIER_NODE_COPY:
 	default:
 		if (r->a.kind == SC_ALLGATHER)
-			return allgather_node_copy(r, step, block);
-		if (!sc_coll_node_ready(r, step, 0)) {
+			return allgather_node_copy(r, c, step, block);
+		if (!sc_coll_node_ready(r, c, step, 0)) {
 			sc_coll_hier_overlap(r, 0);
-			if (!sc_coll_node_ready(r, step, block))
+			if (!sc_coll_node_ready(r, c, step, block))
 				return 0;
 		}
 		if (hier_phase(r, k) == HIER_NODE_COMBINE)
-			hier_node_combine(r);
+			hier_node_combine(r, c);
 		else
-			hier_node_copy(r);
+			hier_node_copy(r, c);
 		return 1;
 	}
 }
@@ -315,11 +320,11 @@ void sc_coll_hier_tell(struct shmemx_request *r, const struct pair_group *g, int
 
 	if (phase == HIER_RAIL && k == last_rail_step(r)) {
 		if (k + 1 < sc_coll_pair_steps(r))
-			sc_coll_tell_node(r, step + 1);
+			sc_coll_tell_node(r, g->chunk, step + 1);
 		if (r->hier.ahead == 2)
-			tell_rail_ahead(r);
+			tell_rail_ahead(r, g->chunk + 1);
 	} else if (phase == HIER_LOAD) {
-		sc_coll_tell_node(r, step + 1);
+		sc_coll_tell_node(r, g->chunk, step + 1);
 	} else if (phase != HIER_NODE_COPY) {
 		/* after the node combine, or a rail step: the rail's next */
 		sc_coll_tell_group(r, g, phase == HIER_RAIL ? rail_step(r, k) + 1 : 1, step + 1);

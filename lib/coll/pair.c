@@ -83,13 +83,14 @@ static int block_of(const struct shmemx_request *r, const struct pair_group *g, 
 							       segment);
 }
 
-/* The current chunk's run of block @block. */
-struct run sc_coll_block_run(const struct shmemx_request *r, int block)
+/* Chunk @c's run of block @block. */
+struct run sc_coll_block_run(const struct shmemx_request *r, size_t c, int block)
 {
 	size_t lo, hi;
 
-	sc_coll_chunk_range(r, &lo, &hi);
-	return (struct run){ (size_t)block * r->a.count + lo, (size_t)block * r->chunk_len, hi - lo };
+	sc_coll_chunk_range(r, c, &lo, &hi);
+	return (struct run){ .chunk = c, .at = (size_t)block * r->a.count + lo,
+			     .buf = (size_t)block * r->chunk_len, .len = hi - lo };
 }
 
 /* Run @index of the group's segments [first, last); 0 past the last. */
@@ -101,45 +102,45 @@ static int segment_run(const struct shmemx_request *r, const struct pair_group *
 	if (r->a.kind != SC_REDUCE_SCATTER && r->a.kind != SC_ALLGATHER) {
 		if (index)
 			return 0;
-		sc_coll_chunk_range(r, &lo, &hi);
+		sc_coll_chunk_range(r, g->chunk, &lo, &hi);
 		sc_coll_cut(r, g->lo, g->hi, g->size, first, &a, &unused);
 		sc_coll_cut(r, g->lo, g->hi, g->size, last - 1, &unused, &b);
-		*run = (struct run){ a, a - lo, b - a };
+		*run = (struct run){ .chunk = g->chunk, .at = a, .buf = a - lo, .len = b - a };
 		return 1;
 	}
 	if (first + index >= last)
 		return 0;
-	*run = sc_coll_block_run(r, block_of(r, g, first + index));
+	*run = sc_coll_block_run(r, g->chunk, block_of(r, g, first + index));
 	return 1;
 }
 
-/* The group this PE's pairwise steps run in, for the current chunk. */
-void sc_coll_pair_group_of(const struct shmemx_request *r, struct pair_group *g)
+/* The group this PE's pairwise steps run in, for chunk @c. */
+void sc_coll_pair_group_of(const struct shmemx_request *r, size_t c, struct pair_group *g)
 {
 	const struct sc_team *t = r->a.team;
 
+	g->chunk = c;
 	if (r->algo == SC_ALGO_HIER) {
 		g->algo = r->hier.rail_algo;
 		g->size = t->nodes;
 		g->me = t->node_index;
 		g->rail = t->local_index;
-		sc_coll_node_slice(r, t->local_index, &g->lo, &g->hi);
+		sc_coll_node_slice(r, c, t->local_index, &g->lo, &g->hi);
 	} else {
 		g->algo = r->algo;
 		g->size = t->size;
 		g->me = t->my_index;
 		g->rail = -1;
-		sc_coll_chunk_range(r, &g->lo, &g->hi);
+		sc_coll_chunk_range(r, c, &g->lo, &g->hi);
 	}
 }
 
-/* This PE's partial of element @i of the current chunk, and where it sits in every PE. */
-static char *partial_at(const struct shmemx_request *r, size_t buf)
+/* This PE's partial at @buf of chunk @c, and where it sits in every PE. */
+static char *partial_at(const struct shmemx_request *r, size_t c, size_t buf)
 {
 	struct sc_internal *mine = sc_internal_of(sc.me);
 
-	return (r->pair.big_buffers ? mine->stage_in[r->chunk & 1] :
-				 mine->pair[r->a.team->slot][r->chunk & 1]) +
+	return (r->pair.big_buffers ? mine->stage_in[c & 1] : mine->pair[r->a.team->slot][c & 1]) +
 	       buf * r->pair.partial->size;
 }
 
@@ -154,7 +155,8 @@ static char *run_result(const struct shmemx_request *r, int m, const struct run 
 		       r->elem;
 	if (r->result_of[m])
 		return (char *)r->result_of[m] + run->at * r->elem;
-	return sc_coll_staged_results(r, sc_team_world_pe(r->a.team, m)) + run->buf * r->elem;
+	return sc_coll_staged_results(r, run->chunk, sc_team_world_pe(r->a.team, m)) +
+	       run->buf * r->elem;
 }
 
 /*
@@ -169,10 +171,10 @@ void sc_coll_combine_from(struct shmemx_request *r, int m, const struct run *run
 	if (!bytes)
 		return;
 	/* the scratch is only touched for remote reads: none is in flight while it grows */
-	theirs = sc_coll_fetch(r, m, sc_internal_offset(partial_at(r, run->buf)), bytes,
+	theirs = sc_coll_fetch(r, m, sc_internal_offset(partial_at(r, run->chunk, run->buf)), bytes,
 		       sc_coll_remote(r, m) ? sc_coll_scratch_for(bytes) : NULL);
 	sc_coll_land(r, m);
-	r->pair.partial->combine(partial_at(r, run->buf), theirs, run->len);
+	r->pair.partial->combine(partial_at(r, run->chunk, run->buf), theirs, run->len);
 }
 
 /* Copies member @m's results of @run into this PE's (and runs ahead as above). */
@@ -180,7 +182,7 @@ void sc_coll_results_from(struct shmemx_request *r, int m, const struct run *run
 {
 	/* symmetric addresses: where member @m keeps them, as this PE's segment would */
 	const char *theirs = r->result_of[m] ? r->result_of[m] + run->at * r->elem :
-			     sc_coll_staged_results(r, sc.me) + run->buf * r->elem;
+			     sc_coll_staged_results(r, run->chunk, sc.me) + run->buf * r->elem;
 
 	if (!run->len)
 		return;
@@ -200,7 +202,7 @@ void sc_coll_load_run(const struct shmemx_request *r, const struct run *run)
 	from = (const char *)r->a.source +
 	       (r->a.kind == SC_ALLGATHER ? run->at % r->a.count : run->at) * r->elem;
 	if (r->pair.partial) {
-		r->pair.partial->load(partial_at(r, run->buf), from, run->len);
+		r->pair.partial->load(partial_at(r, run->chunk, run->buf), from, run->len);
 		return;
 	}
 	to = run_result(r, r->a.team->my_index, run);
@@ -231,7 +233,7 @@ int sc_coll_group_step(struct shmemx_request *r, const struct pair_group *g, int
 	}
 	if (p.finish && segment_run(r, g, p.finish_seg, p.finish_seg + 1, 0, &run))
 		r->pair.partial->finish(run_result(r, r->a.team->my_index, &run),
-				   partial_at(r, run.buf), run.len, r->a.team->size);
+				   partial_at(r, run.chunk, run.buf), run.len, r->a.team->size);
 	return 1;
 }
 
@@ -246,41 +248,42 @@ void sc_coll_tell_group(const struct shmemx_request *r, const struct pair_group 
 	sc_coll_tell(r, group_member(r, g, waiter), theirs.line, step);
 }
 
-/* The team's count of pairwise steps at step @k of the current chunk. */
-uint64_t sc_coll_step_number(const struct shmemx_request *r, int k)
+/* The team's count of pairwise steps at step @k of chunk @c. */
+uint64_t sc_coll_step_number(const struct shmemx_request *r, size_t c, int k)
 {
-	return r->pair.base + r->chunk * (uint64_t)sc_coll_pair_steps(r) + (uint64_t)k;
+	return r->pair.base + c * (uint64_t)sc_coll_pair_steps(r) + (uint64_t)k;
 }
 
-/* At a chunk's end: staged results to dest (a reduce-scatter wrote dest itself). */
-void sc_coll_pair_gather(struct shmemx_request *r)
+/* At chunk @c's end: staged results to dest (a reduce-scatter wrote dest itself). */
+void sc_coll_pair_gather(struct shmemx_request *r, size_t c)
 {
 	int blocks = r->a.kind == SC_ALLGATHER ? r->a.team->size : 1;
 
 	if (!r->result_staged || r->a.kind == SC_REDUCE_SCATTER)
 		return;
 	for (int b = 0; b < blocks; b++) {
-		struct run run = sc_coll_block_run(r, b);
+		struct run run = sc_coll_block_run(r, c, b);
 
-		sc_coll_to_dest(r, run.at, sc_coll_staged_results(r, sc.me) + run.buf * r->elem, run.len);
+		sc_coll_to_dest(r, run.at, sc_coll_staged_results(r, c, sc.me) + run.buf * r->elem,
+				run.len);
 	}
 }
 
-/* One step of a pairwise algorithm; 0 if its partner is not there and !@block. */
-int sc_coll_pair_step(struct shmemx_request *r, int block)
+/* One step of a pairwise algorithm in chunk @c; 0 if its partner is not there and !@block. */
+int sc_coll_pair_step(struct shmemx_request *r, size_t c, int block)
 {
 	struct sc_team *t = r->a.team;
 	int k = r->pair.step, steps = sc_coll_pair_steps(r);
-	uint64_t step = sc_coll_step_number(r, k);
+	uint64_t step = sc_coll_step_number(r, c, k);
 	struct pair_group g;
 
 	if (r->a.kind == SC_BROADCAST) {
-		if (!sc_coll_chain_step(r, step, block))
+		if (!sc_coll_chain_step(r, c, step, block))
 			return 0;
 		atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, step + 1);
 		return 1;
 	}
-	sc_coll_pair_group_of(r, &g);
+	sc_coll_pair_group_of(r, c, &g);
 	if (r->algo == SC_ALGO_HIER ? !sc_coll_hier_step(r, &g, k, step, block) :
 				      !sc_coll_group_step(r, &g, k, step, block))
 		return 0;

@@ -14,7 +14,8 @@ struct pair_group {
 	int algo;		/* SC_ALGO_RING or SC_ALGO_RHD */
 	int size, me;
 	int rail;		/* the rail's local index; -1: the group is the team */
-	size_t lo, hi;		/* its elements */
+	size_t chunk;
+	size_t lo, hi;		/* its elements of the chunk */
 };
 
 struct pair_plan {

@@ -185,7 +185,7 @@ static int advance(struct shmemx_request *r, int block)
 				return 0;
 			if (r->chunk == 0)
 				describe(r);
-			sc_coll_stage(r);
+			sc_coll_stage(r, r->chunk);
 			publish(r);
 			r->pc = PC_COMPUTE;
 			/* fall through */
@@ -201,7 +201,7 @@ static int advance(struct shmemx_request *r, int block)
 				r->pc = PC_PAIR;
 				break;
 			}
-			sc_coll_compute(r);
+			sc_coll_compute(r, r->chunk);
 			if (r->algo == SC_ALGO_RSAG) {
 				publish(r);
 				r->pc = PC_GATHER;
@@ -216,17 +216,17 @@ static int advance(struct shmemx_request *r, int block)
 		case PC_GATHER:
 			if (!sc_coll_reached(r, block))
 				return 0;
-			sc_coll_gather(r);
+			sc_coll_gather(r, r->chunk);
 			/* nobody reads this PE's buffers after this step: no final one */
 			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_DONE;
 			break;
 		case PC_PAIR:
 			while (r->chunk < r->nchunks) {
-				if (!sc_coll_pair_step(r, block))
+				if (!sc_coll_pair_step(r, r->chunk, block))
 					return 0;
 				if (++r->pair.step == sc_coll_pair_steps(r)) {
 					if (!r->hier.behind)
-						sc_coll_pair_gather(r);
+						sc_coll_pair_gather(r, r->chunk);
 					r->pair.step = r->hier.ahead;
 					r->hier.ahead = 0;
 					r->chunk++;

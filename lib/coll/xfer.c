@@ -44,15 +44,15 @@ const char *sc_coll_fetch(const struct shmemx_request *r, int m, uint64_t offset
 	return into;
 }
 
-/* Every member's @bytes of source block @block from element @i, into @in. */
-void sc_coll_fetch_inputs(const struct shmemx_request *r, const void **in, int block, size_t i,
-			  size_t bytes)
+/* Every member's @bytes of source block @block from element @i of chunk @c, into @in. */
+void sc_coll_fetch_inputs(const struct shmemx_request *r, size_t c, const void **in, int block,
+			  size_t i, size_t bytes)
 {
 	int n = r->a.team->size;
 	char *scratch = sc_coll_scratch_for((size_t)n * bytes);
 
 	for (int m = 0; m < n; m++)
-		in[m] = sc_coll_fetch(r, m, sc_coll_source_offset(r, m, block, i), bytes,
+		in[m] = sc_coll_fetch(r, m, sc_coll_source_offset(r, c, m, block, i), bytes,
 			      scratch + (size_t)m * bytes);
 	sc_peer_quiet();
 }

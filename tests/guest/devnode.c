@@ -1,4 +1,5 @@
-/* /dev/shmemcomm gets the mode of dev_mode and, through the udev rule
+/* Not a test on its own; run-tests loads the module for it. /dev/shmemcomm
+ * gets the mode of dev_mode and, through the udev rule
  * kmod/99-shmemcomm.rules, the group of dev_gid: members of that group may
  * open it, others are refused with a message naming both parameters.
  * Usage: devnode MODE GID (run-tests loads the module with those). */

@@ -1,6 +1,7 @@
-/* For the failure tests: PE 1 either dies (argv[1] = "die") or hangs
- * (argv[1] = "hang") before the first barrier; the other PEs wait in
- * shmem_barrier_all and must exit with an error naming it. */
+/* Not a test on its own; run-tests' failure tests run it. PE 1 either
+ * dies (argv[1] = "die") or hangs (argv[1] = "hang") before the first
+ * barrier; the other PEs wait in shmem_barrier_all and must exit with an
+ * error naming it. */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* For the launcher tests:
+/* Not a test on its own; run-tests' launcher tests run it:
  *   linger signal  every PE says "ready", waits for SIGUSR1 and says so
  *   linger orphan  every PE starts a grandchild that sleeps on (argv[2] names
  *                  it), then PE 1 fails

@@ -1,5 +1,6 @@
-/* One way to misuse the library per run, named by argv[1]; each must end
- * with a clear message and status 1 (run-tests checks both):
+/* Not a test on its own; run-tests runs it. One way to misuse the library
+ * per run, named by argv[1]; each must end with a clear message and status
+ * 1 (run-tests checks both):
  *   before-init   shmem_my_pe before shmem_init
  *   init-twice    shmem_init twice
  *   after-final   shmem_malloc after shmem_finalize
