@@ -8,11 +8,13 @@
 #                              LOG (default $result_log, when set).
 #   summary NAME               "NAME: N passed, N failed", and ", N skipped"
 #                              when a test was; true when none failed
-#   add_sums NAME LOG WHAT     adds the last "NAME: ..." sums line in LOG;
-#                              a LOG without one is a failure: "WHAT ended
-#                              without a summary" (and a false status)
-#   read_sums NAME LINE        sets sum_passed, sum_failed, sum_skipped from
-#                              a sums line; false when LINE is not one
+#   sums_line NAME P F S       that line for P passed, F failed, S skipped
+#   last_sums NAME LOG         sets sum_passed, sum_failed, sum_skipped from
+#                              the last "NAME: ..." sums line in LOG; false
+#                              when LOG has none
+#   add_sums NAME LOG WHAT     adds them; a LOG without one is a failure:
+#                              "WHAT ended without a summary" (and a false
+#                              status)
 #   test_programs SRC BUILD    BUILD/NAME for each SRC/NAME.c that has a
 #                              main() and whose first line does not say
 #                              "not a test" (the helpers say so)
@@ -41,15 +43,23 @@ result() {	# result STATUS NAME [LOG]
 	esac
 }
 
+sums_line() {	# sums_line NAME PASSED FAILED SKIPPED
+	if [ "$4" = 0 ]; then
+		echo "$1: $2 passed, $3 failed"
+	else
+		echo "$1: $2 passed, $3 failed, $4 skipped"
+	fi
+}
+
 summary() {	# summary NAME
-	local line="$1: $passed passed, $failed failed"
-	[ "$skipped" = 0 ] || line="$line, $skipped skipped"
-	echo "$line"
+	sums_line "$1" "$passed" "$failed" "$skipped"
 	[ "$failed" = 0 ]
 }
 
-read_sums() {	# read_sums NAME LINE
-	local rest=${2#"$1: "}
+last_sums() {	# last_sums NAME LOG
+	local line rest
+	line=$(tr -d '\r' <"$2" | grep -aE "^$1: [0-9]+ passed, [0-9]+ failed" | tail -n1) || true
+	rest=${line#"$1: "}
 	[[ "$rest" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]] || return 1
 	sum_passed=${BASH_REMATCH[1]}
 	sum_failed=${BASH_REMATCH[2]}
@@ -57,9 +67,7 @@ read_sums() {	# read_sums NAME LINE
 }
 
 add_sums() {	# add_sums NAME LOG WHAT
-	local line
-	line=$(tr -d '\r' <"$2" | grep -aE "^$1: [0-9]+ passed, [0-9]+ failed" | tail -n1) || true
-	if ! read_sums "$1" "$line"; then
+	if ! last_sums "$1" "$2"; then
 		result 1 "$3 ended without a summary"
 		return 1
 	fi
