@@ -15,9 +15,8 @@
  * member has published a later stage, which it does only after reading
  * chunk c. A pipeline call other than allreduce ends with one more step, so
  * no PE returns while a peer still reads its buffers; an allreduce's last
- * step is that already, as after it nobody touches another PE's memory. A one-shot allreduce needs no end step:
- * its inputs sit in buffers chosen by call parity, and a PE cannot finish
- * the next call until every member has started it, so done with this one.
+ * step is that already, as after it nobody touches another PE's memory.
+ * One-shot has a schedule of its own, at the end of this file.
  *
  * A team that spans nodes runs the same stages, with two differences. A
  * step is a dissemination sync over the NIC (step_across), which advances
@@ -91,11 +90,6 @@ void sc_coll_stage(struct shmemx_request *r, size_t c)
 {
 	size_t lo, hi;
 
-	if (r->algo == SC_ALGO_ONESHOT) {
-		memcpy(sc_internal_of(sc.me)->small[r->a.team->slot][r->parity], r->a.source,
-		       r->a.count * r->elem);
-		return;
-	}
 	if (!r->src_staged || (r->a.kind == SC_BROADCAST && r->a.team->my_index != r->a.root))
 		return;
 	sc_coll_chunk_range(r, c, &lo, &hi);
@@ -180,20 +174,8 @@ static void compute_across(struct shmemx_request *r, size_t c)
 	int n = r->a.team->size, me = r->a.team->my_index;
 	const void *in[n];
 	size_t lo, hi, slo, shi, bytes;
-	char *scratch, *reduced;
+	char *reduced;
 
-	if (r->algo == SC_ALGO_ONESHOT) {
-		uint64_t small = sc_internal_offset(
-			sc_internal_of(sc.me)->small[r->a.team->slot][r->parity]);
-
-		bytes = r->a.count * r->elem;
-		scratch = sc_coll_scratch_for((size_t)n * bytes);
-		for (int m = 0; m < n; m++)
-			in[m] = sc_coll_fetch(r, m, small, bytes, scratch + (size_t)m * bytes);
-		sc_coll_land_all();
-		r->kernel(r->a.dest, in, n, r->a.count);
-		return;
-	}
 	sc_coll_chunk_range(r, c, &lo, &hi);
 	switch (r->a.kind) {
 	case SC_ALLREDUCE:
@@ -247,14 +229,6 @@ void sc_coll_compute(struct shmemx_request *r, size_t c)
 		compute_across(r, c);
 		return;
 	}
-
-	if (r->algo == SC_ALGO_ONESHOT) {
-		for (int m = 0; m < n; m++)
-			in[m] = sc_internal_of(sc_team_world_pe(r->a.team, m))
-					->small[r->a.team->slot][r->parity];
-		r->kernel(r->a.dest, in, n, r->a.count);
-		return;
-	}
 	sc_coll_chunk_range(r, c, &lo, &hi);
 	switch (r->a.kind) {
 	case SC_ALLREDUCE:
@@ -294,4 +268,40 @@ void sc_coll_gather(struct shmemx_request *r, size_t c)
 		return;
 	sc_coll_chunk_range(r, c, &lo, &hi);
 	sc_coll_to_dest(r, lo, result_at(r, c, r->a.team->my_index, lo), hi - lo);
+}
+
+/*
+ * One-shot, for the smallest allreduce: each member copies its input into
+ * its small buffer of the call's parity and publishes; then each reduces
+ * every member's input into its own dest. One step and no end step: a PE
+ * cannot finish the next call until every member has started it, so done
+ * reading this call's buffers, which the call after next refills.
+ */
+void sc_coll_oneshot_stage(struct shmemx_request *r)
+{
+	memcpy(sc_internal_of(sc.me)->small[r->a.team->slot][r->parity], r->a.source,
+	       r->a.count * r->elem);
+}
+
+void sc_coll_oneshot_reduce(struct shmemx_request *r)
+{
+	int n = r->a.team->size;
+	const void *in[n];
+
+	if (!r->spans) {
+		for (int m = 0; m < n; m++)
+			in[m] = sc_internal_of(sc_team_world_pe(r->a.team, m))
+					->small[r->a.team->slot][r->parity];
+	} else {
+		/* across nodes: every input read into scratch by the NIC first */
+		uint64_t small = sc_internal_offset(
+			sc_internal_of(sc.me)->small[r->a.team->slot][r->parity]);
+		size_t bytes = r->a.count * r->elem;
+		char *scratch = sc_coll_scratch_for((size_t)n * bytes);
+
+		for (int m = 0; m < n; m++)
+			in[m] = sc_coll_fetch(r, m, small, bytes, scratch + (size_t)m * bytes);
+		sc_coll_land_all();
+	}
+	r->kernel(r->a.dest, in, n, r->a.count);
 }

@@ -35,13 +35,29 @@ const char *sc_coll_algo_variable(enum sc_coll_kind kind);
 
 /* request.c: the stages */
 int sc_coll_pairwise(int algo);
-struct sc_coll_slot *sc_coll_slot_of(const struct shmemx_request *r, int member);
-struct sc_coll_slot *sc_coll_slot_of_me(const struct shmemx_request *r);
 int sc_coll_reached(const struct shmemx_request *r, int block);
 
+/* The collective slot of member @member of the request's team, where it is mapped. */
+static inline struct sc_coll_slot *sc_coll_slot_of(const struct shmemx_request *r, int member)
+{
+	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
+}
+
+static inline struct sc_coll_slot *sc_coll_slot_of_me(const struct shmemx_request *r)
+{
+	return &sc_internal_of(sc.me)->coll[r->a.team->slot];
+}
+
 /* agree.c */
-uint64_t sc_coll_signature(const struct shmemx_request *r);
-void sc_coll_check_members_agree(struct shmemx_request *r);
+/* What a member's call must match: kind, dtype, op, algorithm and root, in one word. */
+static inline uint64_t sc_coll_signature(const struct shmemx_request *r)
+{
+	return (uint64_t)r->a.kind | (uint64_t)r->a.dtype << 8 | (uint64_t)r->a.op << 16 |
+	       (uint64_t)(r->algo & 0xff) << 24 | (uint64_t)(uint32_t)r->a.root << 32;
+}
+
+void sc_coll_check_members_agree(const struct shmemx_request *r);
+void sc_coll_find_buffers(struct shmemx_request *r);
 
 /* direct.c: the pipeline */
 void sc_coll_chunk_range(const struct shmemx_request *r, size_t c, size_t *lo, size_t *hi);
@@ -55,6 +71,8 @@ uint64_t sc_coll_source_offset(const struct shmemx_request *r, size_t c, int m, 
 uint64_t sc_coll_result_offset(const struct shmemx_request *r, size_t c, int m, size_t i);
 void sc_coll_compute(struct shmemx_request *r, size_t c);
 void sc_coll_gather(struct shmemx_request *r, size_t c);
+void sc_coll_oneshot_stage(struct shmemx_request *r);
+void sc_coll_oneshot_reduce(struct shmemx_request *r);
 
 /* xfer.c: the transport of a step */
 char *sc_coll_scratch_for(size_t bytes);

@@ -11,22 +11,15 @@
 #include "util/ranks.h"
 #include "util/wait.h"
 
-enum { PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE };
+enum {
+	PC_ONESHOT, PC_ONESHOT_REDUCE,
+	PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE
+};
 
 int sc_coll_pairwise(int algo)
 {
 	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER ||
 	       algo == SC_ALGO_CHAIN;
-}
-
-struct sc_coll_slot *sc_coll_slot_of(const struct shmemx_request *r, int member)
-{
-	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
-}
-
-struct sc_coll_slot *sc_coll_slot_of_me(const struct shmemx_request *r)
-{
-	return &sc_internal_of(sc.me)->coll[r->a.team->slot];
 }
 
 static void publish(struct shmemx_request *r)
@@ -127,16 +120,22 @@ int sc_coll_reached(const struct shmemx_request *r, int block)
 	return 1;
 }
 
-/* Entry to the call: says what it is and where its buffers are. */
-static void describe(struct shmemx_request *r)
+/* Entry to the call: says what it is, for sc_coll_check_members_agree. */
+static inline void sign(struct shmemx_request *r)
 {
-	struct sc_coll_slot *mine = sc_coll_slot_of(r, r->a.team->my_index);
-	const char *heap = sc_heap_base(sc.me);
+	struct sc_coll_slot *mine = sc_coll_slot_of_me(r);
 
 	mine->signature[r->parity] = sc_coll_signature(r);
 	mine->count[r->parity] = r->a.count;
-	if (r->algo == SC_ALGO_ONESHOT)
-		return;
+}
+
+/* The same, and where its buffers are (one-shot's are always its small buffers). */
+static void describe(struct shmemx_request *r)
+{
+	struct sc_coll_slot *mine = sc_coll_slot_of_me(r);
+	const char *heap = sc_heap_base(sc.me);
+
+	sign(r);
 	mine->where[r->parity].src_offset = r->src_staged || sc_coll_pairwise(r->algo) ? SC_COLL_STAGED :
 					    (uint64_t)((const char *)r->a.source - heap);
 	mine->where[r->parity].result_offset = r->result_staged ? SC_COLL_STAGED :
@@ -159,8 +158,8 @@ static struct shmemx_request *stage_owner;
 
 static int stages(const struct shmemx_request *r)
 {
-	return r->pair.big_buffers || (!sc_coll_pairwise(r->algo) && r->algo != SC_ALGO_ONESHOT &&
-				  (r->src_staged || r->result_staged));
+	return r->pair.big_buffers || (!sc_coll_pairwise(r->algo) &&
+				       (r->src_staged || r->result_staged));
 }
 
 /* Whether @r may stage now; with @block, waits (driving the owner) until so. */
@@ -180,6 +179,19 @@ static int advance(struct shmemx_request *r, int block)
 {
 	for (;;) {
 		switch (r->pc) {
+		case PC_ONESHOT:
+			sign(r);
+			sc_coll_oneshot_stage(r);
+			publish(r);
+			r->pc = PC_ONESHOT_REDUCE;
+			/* fall through */
+		case PC_ONESHOT_REDUCE:
+			if (!sc_coll_reached(r, block))
+				return 0;
+			sc_coll_check_members_agree(r);
+			sc_coll_oneshot_reduce(r);
+			r->pc = PC_DONE;
+			break;
 		case PC_STAGE:
 			if (r->chunk == 0 && stages(r) && !take_staging(r, block))
 				return 0;
@@ -192,8 +204,10 @@ static int advance(struct shmemx_request *r, int block)
 		case PC_COMPUTE:
 			if (!sc_coll_reached(r, block))
 				return 0;
-			if (r->chunk == 0)
+			if (r->chunk == 0) {
 				sc_coll_check_members_agree(r);
+				sc_coll_find_buffers(r);
+			}
 			if (sc_coll_pairwise(r->algo)) {
 				r->pair.base = r->a.team->coll_pair_seq;
 				r->a.team->coll_pair_seq += r->nchunks * (uint64_t)sc_coll_pair_steps(r);
@@ -205,10 +219,6 @@ static int advance(struct shmemx_request *r, int block)
 			if (r->algo == SC_ALGO_RSAG) {
 				publish(r);
 				r->pc = PC_GATHER;
-				break;
-			}
-			if (r->algo == SC_ALGO_ONESHOT) {
-				r->pc = PC_DONE;
 				break;
 			}
 			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_FINAL;
@@ -399,7 +409,7 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->hier.chunks_ahead = 0;
 	r->hier.behind = 0;
 	r->hier.chunks_behind = 0;
-	r->pc = PC_STAGE;
+	r->pc = r->algo == SC_ALGO_ONESHOT ? PC_ONESHOT : PC_STAGE;
 	r->done = 0;
 	r->parity = (unsigned)(t->coll_calls++ & 1);
 	return 0;
