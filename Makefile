@@ -1,7 +1,8 @@
 # shmemcomm: kernel module, library, tools and tests.
 #
 #   make            the library and the test programs (into build/)
-#   make kmod       build/kmod/shmemcomm.ko against Debian's installed headers
+#   make kmod       build/kbuild/KVER/kmod/shmemcomm.ko against Debian 12's
+#                   headers, or KVER's (scripts/lib.sh: tested_kernels)
 #   make check      everything: setup, unit, KUnit (UML), guest (real kernel)
 #   make run        the main job in a guest with the module loaded
 #   make checkpatch checkpatch.pl --strict on kmod/ and uapi/
@@ -46,16 +47,12 @@ GUEST_LIBS_netlink := -lmnl
 GUEST_LIBS_job_hold := -libverbs -lm
 
 BIN := $(BUILD)/bin
-TOOLS := $(BIN)/regions-demo $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf \
+TOOLS := $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf \
 	$(BIN)/shmemctl
 GENL := $(BUILD)/tools/shmemctl/genl.o
 
-.PHONY: all kmod check run checkpatch clean install uninstall dkms-source
+.PHONY: all kmod kmod-mutant check run checkpatch clean install uninstall dkms-source
 all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
-
-$(BIN)/regions-demo: $(BUILD)/tools/regions_demo.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -libverbs
 
 $(BIN)/shmemctl: $(BUILD)/tools/shmemctl/shmemctl.o $(GENL)
 	@mkdir -p $(dir $@)
@@ -112,10 +109,21 @@ $(SHARED): $(PIC_OBJS) lib/libshmemcomm.map
 		-Wl,--version-script,lib/libshmemcomm.map -Wl,-z,defs \
 		-o $@ $(PIC_OBJS) -libverbs -lm
 
-# Host unit tests build the library sources again with the sanitizers.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_SRCS) $(wildcard lib/*/*.h include/*.h)
+# Host unit tests link the library built once more, with the sanitizers.
+SAN_LIB := $(BUILD)/san/libshmemcomm-san.a
+SAN_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/%.o)
+
+$(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -o $@ $< $(LIB_SRCS) -libverbs -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -MMD -MP -c -o $@ $<
+
+$(SAN_LIB): $(SAN_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(SAN_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -MMD -MP -o $@ $< $(SAN_LIB) -libverbs -lm
 
 # A 32-bit static program: the ioctls through compat_ioctl.
 $(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib/util/log.c
@@ -129,14 +137,33 @@ $(BUILD)/tests/guest/netlink: $(GENL)
 $(BUILD)/tests/guest/netlink.o: CPPFLAGS += -Itools
 
 # Kbuild writes its objects beside the sources; a tree of links under
-# build/ keeps them out of kmod/.
+# build/kbuild/KVER/ keeps them out of kmod/, one tree per kernel, with the
+# guest tests' dma-buf importer (tests/guest/importer) in test-importer/.
+# build/shmemcomm.ko is the last one built.
+KBUILD_TREE := $(BUILD)/kbuild/$(KVER)
 kmod:
-	@mkdir -p $(BUILD)/kbuild/kmod
-	@ln -sfn $(CURDIR)/uapi $(BUILD)/kbuild/uapi
-	@ln -sf $(CURDIR)/Kbuild $(BUILD)/kbuild/Kbuild
-	@for f in $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) kmod/Kbuild; do ln -sf $(CURDIR)/$$f $(BUILD)/kbuild/$$f; done
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(BUILD)/kbuild modules
-	@ln -sf kbuild/kmod/shmemcomm.ko $(BUILD)/shmemcomm.ko
+	@mkdir -p $(KBUILD_TREE)/kmod $(KBUILD_TREE)/test-importer
+	@ln -sfn $(CURDIR)/uapi $(KBUILD_TREE)/uapi
+	@ln -sf $(CURDIR)/Kbuild $(KBUILD_TREE)/Kbuild
+	@for f in $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) kmod/Kbuild; do ln -sf $(CURDIR)/$$f $(KBUILD_TREE)/$$f; done
+	@for f in tests/guest/importer/*; do ln -sf $(CURDIR)/$$f $(KBUILD_TREE)/test-importer/; done
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_TREE) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KBUILD_TREE)/test-importer modules
+	@ln -sf kbuild/$(KVER)/kmod/shmemcomm.ko $(BUILD)/shmemcomm.ko
+
+# The module with map_dma_buf's revoke check taken out, which the guest
+# tests must catch (tests/guest/run-tests loads it last). Never installed.
+MUTANT_TREE := $(KBUILD_TREE)/mutant-map-revoke
+kmod-mutant:
+	@mkdir -p $(MUTANT_TREE)/kmod
+	@ln -sfn $(CURDIR)/uapi $(MUTANT_TREE)/uapi
+	@ln -sf $(CURDIR)/Kbuild $(MUTANT_TREE)/Kbuild
+	@for f in $(filter-out kmod/dmabuf.c %.mod.c,$(wildcard kmod/*.c kmod/*.h)) kmod/Kbuild; do ln -sf $(CURDIR)/$$f $(MUTANT_TREE)/$$f; done
+	@sed '/^static struct sg_table \*shmemcomm_dmabuf_map(/,/^}/ s/if (!shmemcomm_may_access(rf))/if (false)/' \
+		kmod/dmabuf.c >$(MUTANT_TREE)/kmod/dmabuf.c
+	@! cmp -s kmod/dmabuf.c $(MUTANT_TREE)/kmod/dmabuf.c || \
+		{ echo "kmod-mutant: map_dma_buf's revoke check not found in kmod/dmabuf.c" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(MUTANT_TREE) modules
 
 check:
 	scripts/check

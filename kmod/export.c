@@ -222,7 +222,7 @@ int shmemcomm_region_revoke(struct shmemcomm_region_file *rf)
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 	}
 	spin_lock(&shmemcomm_handles_lock);
-	region->revoked = true;
+	WRITE_ONCE(region->revoked, true);
 	spin_unlock(&shmemcomm_handles_lock);
 	/*
 	 * Every file of the region shares this mapping, the owner's too; the
@@ -231,6 +231,7 @@ int shmemcomm_region_revoke(struct shmemcomm_region_file *rf)
 	 */
 	unmap_mapping_range(region->inode->i_mapping, 0, 0, 1);
 	mutex_unlock(&region->lock);
+	shmemcomm_dmabuf_revoke(region);
 	return 0;
 }
 

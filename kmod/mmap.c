@@ -9,6 +9,7 @@
  */
 #include <linux/mm.h>
 
+#include "compat.h"
 #include "shmemcomm.h"
 
 static void shmemcomm_vm_open(struct vm_area_struct *vma)
@@ -25,12 +26,6 @@ static void shmemcomm_vm_close(struct vm_area_struct *vma)
 
 	atomic_dec(&region->mappings);
 	shmemcomm_region_put(region);
-}
-
-static bool shmemcomm_may_access(struct shmemcomm_region_file *rf)
-{
-	lockdep_assert_held(&rf->region->lock);
-	return rf->owner || !rf->region->revoked;
 }
 
 static vm_fault_t shmemcomm_vm_fault(struct vm_fault *vmf)
@@ -84,10 +79,10 @@ int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma)
 		if (vma->vm_flags & VM_WRITE)
 			return shmemcomm_refuse(SHMEMCOMM_REFUSAL_ACCESS,
 						-EACCES);
-		vma->vm_flags &= ~VM_MAYWRITE;
+		vm_flags_clear(vma, VM_MAYWRITE);
 	}
 
-	vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND;
+	vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
 	vma->vm_ops = &shmemcomm_vm_ops;
 	vma->vm_private_data = region;
 

@@ -12,6 +12,7 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
+#include "compat.h"
 #include "shmemcomm.h"
 
 static struct genl_family shmemcomm_genl_family;
@@ -149,10 +150,9 @@ shmemcomm_region_dump_state(struct netlink_callback *cb)
 static int shmemcomm_nl_region_start(struct netlink_callback *cb)
 {
 	struct shmemcomm_region_dump *dump = shmemcomm_region_dump_state(cb);
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = shmemcomm_dump_attrs(cb);
 	struct socket *sock = NETLINK_CB(cb->skb).sk->sk_socket;
-	struct nlattr *pid = info->attrs ?
-		info->attrs[SHMEMCOMM_ATTR_REGION_OWNER_PID] : NULL;
+	struct nlattr *pid = attrs ? attrs[SHMEMCOMM_ATTR_REGION_OWNER_PID] : NULL;
 
 	memset(dump, 0, sizeof(*dump));
 	if (!sock || !sock->file)
@@ -203,7 +203,11 @@ static int shmemcomm_nl_put_region(struct sk_buff *skb, u32 portid, u32 seq,
 			atomic_read(&region->mappings)) ||
 	    nla_put_s32(skb, SHMEMCOMM_ATTR_REGION_NUMA_NODE,
 			region->numa_node) ||
-	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_CHUNKS, region->nr_chunks)) {
+	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_CHUNKS, region->nr_chunks) ||
+	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_DMABUFS,
+			atomic_read(&region->nr_dmabufs)) ||
+	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_DMABUF_ATTACHMENTS,
+			atomic_read(&region->dmabuf_attachments))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -238,6 +238,10 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 	region->owner_gid = current_egid();
 	atomic_set(&region->importers, 0);
 	atomic_set(&region->mappings, 0);
+	mutex_init(&region->dmabufs_lock);
+	INIT_LIST_HEAD(&region->dmabufs);
+	atomic_set(&region->nr_dmabufs, 0);
+	atomic_set(&region->dmabuf_attachments, 0);
 
 	err = shmemcomm_charge_region(region);
 	if (err)

@@ -53,6 +53,11 @@
  * @owner_comm:		its name at create
  * @importers:		importers' region files open now
  * @mappings:		VMAs mapping the region now, in every process
+ * @dmabufs_lock:	guards @dmabufs; taken after @lock, before any
+ *			dma-buf's reservation lock
+ * @dmabufs:		the region's dma-bufs alive (struct shmemcomm_region_dmabuf)
+ * @nr_dmabufs:		how many
+ * @dmabuf_attachments:	devices attached to them now
  */
 struct shmemcomm_region {
 	struct kref kref;
@@ -75,6 +80,10 @@ struct shmemcomm_region {
 	char owner_comm[TASK_COMM_LEN];
 	atomic_t importers;
 	atomic_t mappings;
+	struct mutex dmabufs_lock;	/* see @dmabufs_lock above */
+	struct list_head dmabufs;
+	atomic_t nr_dmabufs;
+	atomic_t dmabuf_attachments;
 };
 
 /**
@@ -87,6 +96,16 @@ struct shmemcomm_region_file {
 	struct shmemcomm_region *region;
 	bool owner;
 };
+
+/*
+ * Whether @rf may reach the region's pages: the owner always, an importer
+ * until the revoke. Read under the region's lock, or under the reservation
+ * lock of one of its dma-bufs (revoke sets the flag before it takes those).
+ */
+static inline bool shmemcomm_may_access(const struct shmemcomm_region_file *rf)
+{
+	return rf->owner || !READ_ONCE(rf->region->revoked);
+}
 
 /* main.c: module-wide limits and counters */
 extern atomic_long_t shmemcomm_pinned_pages;
@@ -161,6 +180,7 @@ static inline void shmemcomm_netlink_exit(void)
 
 /* dmabuf.c */
 long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);
+void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region);
 
 /*
  * Gives @file to userspace as a close-on-exec fd, after writing the result

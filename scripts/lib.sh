@@ -23,11 +23,37 @@ kernel_abi() {
 	k=$(apt-cache depends linux-headers-amd64 2>/dev/null |
 		sed -n 's/.*Depends: linux-headers-\([0-9].*-amd64\)$/\1/p' | head -n1)
 	if [ -z "$k" ]; then
-		k=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1)
+		# Debian 12's ABIs look like 6.1.0-57-amd64; backports' have a '+'
+		k=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | grep -v + | sort -V | tail -n1)
 		k=${k#/usr/src/linux-headers-}
 	fi
 	[ -n "$k" ] || die "cannot resolve the Debian kernel ABI: run scripts/setup first"
 	echo "$k"
+}
+
+# The newest kernel of bookworm-backports (6.12.95+deb12-amd64 when this was
+# written: Debian 13's kernel, close to current Ubuntu's and RHEL 10's).
+backports_kernel_abi() {
+	local k
+	k=$(apt-cache depends -t bookworm-backports linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-\([0-9].*+deb12-amd64\)$/\1/p' | head -n1)
+	if [ -z "$k" ]; then
+		k=$(ls -d /usr/src/linux-headers-*+deb12-amd64 2>/dev/null | sort -V | tail -n1)
+		k=${k#/usr/src/linux-headers-}
+	fi
+	[ -n "$k" ] || die "cannot resolve bookworm-backports' kernel ABI: run scripts/setup first"
+	echo "$k"
+}
+
+# The kernels the module is built and tested for: Debian 12's and
+# bookworm-backports'; only SHMEMCOMM_KVER when that is set.
+tested_kernels() {
+	if [ -n "${SHMEMCOMM_KVER:-}" ]; then
+		echo "$SHMEMCOMM_KVER"
+		return
+	fi
+	kernel_abi
+	backports_kernel_abi
 }
 
 kernel_image_dir() {

@@ -15,7 +15,7 @@ cluster_setup() {
 	[ -n "$nic" ] || return 1
 	ip addr add "10.11.0.$((node + 1))/24" dev "$nic" && ip link set "$nic" up &&
 		rdma link add rxe0 type rxe netdev "$nic" &&
-		insmod "$repo/build/kbuild/kmod/shmemcomm.ko" dev_mode=0666 || return 1
+		insmod "$repo/build/kbuild/$(uname -r)/kmod/shmemcomm.ko" dev_mode=0666 || return 1
 	# the other node boots at its own pace
 	for _ in $(seq 120); do
 		busybox ping -c 1 -W 1 "10.11.0.$((2 - node))" >/dev/null 2>&1 && return 0

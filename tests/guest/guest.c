@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,33 @@ void expect_child_ok(int status, const char *what)
 		FAIL("%s: killed by signal %d", what, WTERMSIG(status));
 	if (WEXITSTATUS(status))
 		FAIL("%s: exited with %d", what, WEXITSTATUS(status));
+}
+
+static int expect_log_fd = -1, expect_log_saved = -1;
+
+void expect_log_begin(void)
+{
+	fflush(stderr);
+	expect_log_fd = memfd_create("expected-log", MFD_CLOEXEC);
+	CHECK(expect_log_fd >= 0);
+	expect_log_saved = dup(STDERR_FILENO);
+	CHECK(expect_log_saved >= 0);
+	CHECK(dup2(expect_log_fd, STDERR_FILENO) == STDERR_FILENO);
+}
+
+void expect_log_end(const char *what, const char *want)
+{
+	char text[4096];
+	ssize_t n;
+
+	fflush(stderr);
+	CHECK(dup2(expect_log_saved, STDERR_FILENO) == STDERR_FILENO);
+	close(expect_log_saved);
+	n = pread(expect_log_fd, text, sizeof(text) - 1, 0);
+	close(expect_log_fd);
+	text[n > 0 ? n : 0] = 0;
+	if (!strstr(text, want))
+		FAIL("%s logged \"%s\", not a line with \"%s\"", what, text, want);
 }
 
 static sigjmp_buf probe_jump;

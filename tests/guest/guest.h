@@ -44,6 +44,26 @@ void expect_child_ok(int status, const char *what);
 int probe_read(const volatile uint8_t *addr);
 int probe_write(volatile uint8_t *addr, uint8_t value);
 
+/*
+ * An expected error: what the library logs to stderr between the two is
+ * captured, not printed, and must contain @want; a log without it fails
+ * the test, showing what was logged instead.
+ */
+void expect_log_begin(void);
+void expect_log_end(const char *what, const char *want);
+
+/* CHECK_ERR for a call that logs its refusal: the log is checked, not printed. */
+#define CHECK_ERR_LOGGED(expr, err, want)                                  \
+	do {                                                               \
+		long logged_ret_;                                          \
+		expect_log_begin();                                        \
+		logged_ret_ = (expr);                                      \
+		expect_log_end(#expr, want);                               \
+		if (logged_ret_ != -(err))                                 \
+			FAIL("%s returned %ld (%s), wanted -%s", #expr,    \
+			     logged_ret_, strerror((int)-logged_ret_), #err); \
+	} while (0)
+
 void fill_pattern(void *addr, size_t len, uint32_t seed);
 int check_pattern(const void *addr, size_t len, uint32_t seed);
 

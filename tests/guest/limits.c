@@ -19,11 +19,13 @@ static int memlock_refused(void *arg)
 	become(UNPRIVILEGED_UID, UNPRIVILEGED_GID);
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &lim) == 0);
 	open_device(&dev);
-	CHECK_ERR(sc_kmod_create(&dev, 1024 * KIB, SHMEMCOMM_NUMA_ANY, &a), ENOMEM);
+	CHECK_ERR_LOGGED(sc_kmod_create(&dev, 1024 * KIB, SHMEMCOMM_NUMA_ANY, &a), ENOMEM,
+			 "over RLIMIT_MEMLOCK");
 	CHECK_OK(sc_kmod_create(&dev, 32 * KIB, SHMEMCOMM_NUMA_ANY, &a));
 	CHECK_OK(sc_kmod_create(&dev, 32 * KIB, SHMEMCOMM_NUMA_ANY, &b));
 	/* the two above used the whole limit */
-	CHECK_ERR(sc_kmod_create(&dev, 4 * KIB, SHMEMCOMM_NUMA_ANY, &c), ENOMEM);
+	CHECK_ERR_LOGGED(sc_kmod_create(&dev, 4 * KIB, SHMEMCOMM_NUMA_ANY, &c), ENOMEM,
+			 "over RLIMIT_MEMLOCK");
 	sc_kmod_release(&a);
 	/* closing one gave its share back */
 	CHECK_OK(sc_kmod_create(&dev, 32 * KIB, SHMEMCOMM_NUMA_ANY, &c));
@@ -52,12 +54,14 @@ static void bad_arguments(struct sc_kmod *dev)
 	struct shmemcomm_create args;
 	struct sc_kmod_region region;
 
-	CHECK_ERR(sc_kmod_create(dev, 0, SHMEMCOMM_NUMA_ANY, &region), EINVAL);
-	CHECK_ERR(sc_kmod_create(dev, dev->info.max_region_size + 1,
-				 SHMEMCOMM_NUMA_ANY, &region), EINVAL);
-	CHECK_ERR(sc_kmod_create(dev, UINT64_MAX, SHMEMCOMM_NUMA_ANY, &region), EINVAL);
-	CHECK_ERR(sc_kmod_create(dev, 4 * KIB, 4096, &region), EINVAL);
-	CHECK_ERR(sc_kmod_create(dev, 4 * KIB, -7, &region), EINVAL);
+	CHECK_ERR_LOGGED(sc_kmod_create(dev, 0, SHMEMCOMM_NUMA_ANY, &region), EINVAL,
+			 "the size must be 1..");
+	CHECK_ERR_LOGGED(sc_kmod_create(dev, dev->info.max_region_size + 1, SHMEMCOMM_NUMA_ANY,
+					&region), EINVAL, "the size must be 1..");
+	CHECK_ERR_LOGGED(sc_kmod_create(dev, UINT64_MAX, SHMEMCOMM_NUMA_ANY, &region), EINVAL,
+			 "the size must be 1..");
+	CHECK_ERR_LOGGED(sc_kmod_create(dev, 4 * KIB, 4096, &region), EINVAL, "on NUMA node 4096");
+	CHECK_ERR_LOGGED(sc_kmod_create(dev, 4 * KIB, -7, &region), EINVAL, "on NUMA node -7");
 
 	memset(&args, 0, sizeof(args));
 	args.size = 4 * KIB;
@@ -103,9 +107,11 @@ int main(void)
 
 	saved_cap = read_number(PARAM_DIR "max_pinned_mb");
 	write_string(PARAM_DIR "max_pinned_mb", "1");
-	CHECK_ERR(sc_kmod_create(&dev, 2048 * KIB, SHMEMCOMM_NUMA_ANY, &refused), EPERM);
+	CHECK_ERR_LOGGED(sc_kmod_create(&dev, 2048 * KIB, SHMEMCOMM_NUMA_ANY, &refused), EPERM,
+			 "the module-wide cap is reached");
 	CHECK_OK(sc_kmod_create(&dev, 1024 * KIB, SHMEMCOMM_NUMA_ANY, &region));
-	CHECK_ERR(sc_kmod_create(&dev, 4 * KIB, SHMEMCOMM_NUMA_ANY, &refused), EPERM);
+	CHECK_ERR_LOGGED(sc_kmod_create(&dev, 4 * KIB, SHMEMCOMM_NUMA_ANY, &refused), EPERM,
+			 "the module-wide cap is reached");
 	snprintf(cap, sizeof(cap), "%lld", saved_cap);
 	write_string(PARAM_DIR "max_pinned_mb", cap);
 	sc_kmod_release(&region);

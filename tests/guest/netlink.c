@@ -297,7 +297,8 @@ static int over_memlock(void *arg)
 
 	CHECK(setrlimit(RLIMIT_MEMLOCK, &lim) == 0);
 	become(UNPRIVILEGED_UID, UNPRIVILEGED_GID);
-	CHECK_ERR(sc_kmod_create(dev, 2 << 20, SHMEMCOMM_NUMA_ANY, &region), ENOMEM);
+	CHECK_ERR_LOGGED(sc_kmod_create(dev, 2 << 20, SHMEMCOMM_NUMA_ANY, &region), ENOMEM,
+			 "over RLIMIT_MEMLOCK");
 	return 0;
 }
 
@@ -339,7 +340,8 @@ static void check_refusals(struct sc_genl *g, struct sc_kmod *dev)
 	FILE *f;
 
 	EXPECT_REFUSAL(g, SHMEMCOMM_REFUSAL_INVALID,
-		       CHECK_ERR(sc_kmod_create(dev, 0, SHMEMCOMM_NUMA_ANY, &a), EINVAL));
+		       CHECK_ERR_LOGGED(sc_kmod_create(dev, 0, SHMEMCOMM_NUMA_ANY, &a), EINVAL,
+					"the size must be 1.."));
 	EXPECT_REFUSAL(g, SHMEMCOMM_REFUSAL_MEMLOCK,
 		       expect_child_ok(run_child(over_memlock, dev), "over RLIMIT_MEMLOCK"));
 
@@ -349,7 +351,8 @@ static void check_refusals(struct sc_genl *g, struct sc_kmod *dev)
 	old_cap[strcspn(old_cap, "\n")] = 0;
 	write_string(PARAM_DIR "max_pinned_mb", "0");
 	EXPECT_REFUSAL(g, SHMEMCOMM_REFUSAL_PINNED_CAP,
-		       CHECK_ERR(sc_kmod_create(dev, 4096, SHMEMCOMM_NUMA_ANY, &a), EPERM));
+		       CHECK_ERR_LOGGED(sc_kmod_create(dev, 4096, SHMEMCOMM_NUMA_ANY, &a), EPERM,
+					"the module-wide cap is reached"));
 	write_string(PARAM_DIR "max_pinned_mb", old_cap);
 
 	/* handles are random and never 1 in practice; an unexported one */
@@ -359,7 +362,8 @@ static void check_refusals(struct sc_genl *g, struct sc_kmod *dev)
 	CHECK_OK(sc_kmod_create(dev, 4096, SHMEMCOMM_NUMA_ANY, &a));
 	CHECK_OK(sc_kmod_export(&a, SHMEMCOMM_EXPORT_SCOPE_OWNER));
 	EXPECT_REFUSAL(g, SHMEMCOMM_REFUSAL_EXPORTED,
-		       CHECK_ERR(sc_kmod_export(&a, SHMEMCOMM_EXPORT_SCOPE_OWNER), EBUSY));
+		       CHECK_ERR_LOGGED(sc_kmod_export(&a, SHMEMCOMM_EXPORT_SCOPE_OWNER), EBUSY,
+					"Device or resource busy"));
 	t.handle = a.handle;
 	EXPECT_REFUSAL(g, SHMEMCOMM_REFUSAL_ACCESS,
 		       expect_child_ok(run_child(import_as_other, &t), "import as another uid"));

@@ -48,7 +48,7 @@ int main(void)
 				     i, node, status[i]);
 		sc_kmod_release(&region);
 	}
-	CHECK_ERR(sc_kmod_create(&dev, SIZE, nodes, &region), EINVAL);
+	CHECK_ERR_LOGGED(sc_kmod_create(&dev, SIZE, nodes, &region), EINVAL, "the node online");
 	sc_kmod_close(&dev);
 	expect_counters(&baseline);
 	printf("numa: regions on each of %d nodes placed there\n", nodes);

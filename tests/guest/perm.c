@@ -65,7 +65,7 @@ static int read_only_mapping(void *arg)
 	CHECK_EQ(probe_write(p, 1), SIGSEGV);
 
 	/* only the owner exports or revokes */
-	CHECK_ERR(sc_kmod_export(&region, 0), EPERM);
+	CHECK_ERR_LOGGED(sc_kmod_export(&region, 0), EPERM, "Operation not permitted");
 	CHECK_ERR(sc_kmod_revoke(&region), EPERM);
 	sc_kmod_release(&region);
 	return 0;
@@ -88,7 +88,7 @@ int main(void)
 	CHECK_OK(sc_kmod_export(&any, SHMEMCOMM_EXPORT_SCOPE_ANY));
 	CHECK_OK(sc_kmod_export(&rdonly, SHMEMCOMM_EXPORT_SCOPE_ANY |
 				SHMEMCOMM_EXPORT_RDONLY));
-	CHECK_ERR(sc_kmod_export(&any, 0), EBUSY);
+	CHECK_ERR_LOGGED(sc_kmod_export(&any, 0), EBUSY, "Device or resource busy");
 	CHECK_OK(sc_kmod_map(&rdonly, 1));
 	fill_pattern(rdonly.addr, SIZE, 7);
 

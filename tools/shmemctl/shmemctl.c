@@ -295,7 +295,7 @@ static const char *state_text(uint64_t state)
 static int on_region(const struct nlmsghdr *nlh, void *data)
 {
 	uint64_t id, handle, size, pinned, pid, uid, gid, flags, state, importers, mappings;
-	uint64_t node, chunks;
+	uint64_t node, chunks, dmabufs, attachments;
 	const char *comm;
 	int *count = data;
 	char handle_text[24];
@@ -315,7 +315,9 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_IMPORTERS, &importers) ||
 	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_MAPPINGS, &mappings) ||
 	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_NUMA_NODE, &node) ||
-	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_CHUNKS, &chunks))
+	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_CHUNKS, &chunks) ||
+	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_DMABUFS, &dmabufs) ||
+	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_DMABUF_ATTACHMENTS, &attachments))
 		return MNL_CB_ERROR;
 	comm = r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM] &&
 	       !mnl_attr_validate(r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM], MNL_TYPE_NUL_STRING) ?
@@ -344,17 +346,21 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 		json_sep();
 		printf("\"numa_node\":%d", (int32_t)(uint32_t)node);
 		print_u64("chunks", NULL, chunks);
+		print_u64("dmabufs", NULL, dmabufs);
+		print_u64("dmabuf_attachments", NULL, attachments);
 		close_object();
 	} else {
 		if (!*count)
-			printf("%-6s %-18s %14s %14s %8s %6s %-15s %-11s %-8s %9s %8s %4s %6s\n",
+			printf("%-6s %-18s %14s %14s %8s %6s %-15s %-11s %-8s %9s %8s %4s %6s %7s %8s\n",
 			       "ID", "HANDLE", "SIZE", "PINNED", "PID", "UID", "COMM", "ACCESS",
-			       "STATE", "IMPORTERS", "MAPPINGS", "NODE", "CHUNKS");
+			       "STATE", "IMPORTERS", "MAPPINGS", "NODE", "CHUNKS", "DMABUFS",
+			       "ATTACHED");
 		printf("%-6" PRIu64 " %-18s %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %6" PRIu64
-		       " %-15s %-11s %-8s %9" PRIu64 " %8" PRIu64 " %4d %6" PRIu64 "\n",
+		       " %-15s %-11s %-8s %9" PRIu64 " %8" PRIu64 " %4d %6" PRIu64 " %7" PRIu64
+		       " %8" PRIu64 "\n",
 		       id, handle ? handle_text : "-", size, pinned, pid, uid, comm,
 		       access_text(state, flags), state_text(state), importers, mappings,
-		       (int32_t)(uint32_t)node, chunks);
+		       (int32_t)(uint32_t)node, chunks, dmabufs, attachments);
 	}
 	(*count)++;
 	return MNL_CB_OK;

@@ -79,6 +79,8 @@ enum shmemcomm_attr {
 	SHMEMCOMM_ATTR_REGION_MAPPINGS,		/* u32: live mappings (VMAs), all processes */
 	SHMEMCOMM_ATTR_REGION_NUMA_NODE,	/* s32: as asked at create, -1 any */
 	SHMEMCOMM_ATTR_REGION_CHUNKS,		/* u32: contiguous chunks */
+	SHMEMCOMM_ATTR_REGION_DMABUFS,		/* u32: its dma-bufs alive */
+	SHMEMCOMM_ATTR_REGION_DMABUF_ATTACHMENTS, /* u32: devices attached to them */
 
 	__SHMEMCOMM_ATTR_MAX,
 	SHMEMCOMM_ATTR_MAX = __SHMEMCOMM_ATTR_MAX - 1
@@ -92,7 +94,7 @@ enum shmemcomm_refusal {
 	SHMEMCOMM_REFUSAL_PINNED_CAP,	/* over max_pinned_mb */
 	SHMEMCOMM_REFUSAL_NO_MEMORY,	/* the page allocator had no pages */
 	SHMEMCOMM_REFUSAL_NO_HANDLE,	/* import of a handle that is not exported */
-	SHMEMCOMM_REFUSAL_REVOKED,	/* import or mmap after a revoke */
+	SHMEMCOMM_REFUSAL_REVOKED,	/* import, mmap, dma-buf or its map after a revoke */
 	SHMEMCOMM_REFUSAL_ACCESS,	/* outside the export's scope, or write to read-only */
 	SHMEMCOMM_REFUSAL_NOT_OWNER,	/* export or revoke through an importer's file */
 	SHMEMCOMM_REFUSAL_EXPORTED,	/* a second export of a region */
