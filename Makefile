@@ -39,7 +39,7 @@ GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
 GUEST_COMPAT32 := $(BUILD)/tests/guest/compat32
 MP_TESTS := $(patsubst tests/mp/%.c,$(BUILD)/tests/mp/%,$(wildcard tests/mp/*.c))
 EXAMPLES := $(patsubst tests/examples/%.c,$(BUILD)/tests/examples/%,$(wildcard tests/examples/*.c))
-VERBS_TESTS := rdma dmabuf kill_cycles
+VERBS_TESTS := rdma rdma_user dmabuf kill_cycles
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 # the netlink test speaks to the family through shmemctl's client
 GUEST_LIBS_netlink := -lmnl
@@ -159,7 +159,7 @@ kmod-mutant:
 	@ln -sfn $(CURDIR)/uapi $(MUTANT_TREE)/uapi
 	@ln -sf $(CURDIR)/Kbuild $(MUTANT_TREE)/Kbuild
 	@for f in $(filter-out kmod/dmabuf.c %.mod.c,$(wildcard kmod/*.c kmod/*.h)) kmod/Kbuild; do ln -sf $(CURDIR)/$$f $(MUTANT_TREE)/$$f; done
-	@sed '/^static struct sg_table \*shmemcomm_dmabuf_map(/,/^}/ s/if (!shmemcomm_may_access(rf))/if (false)/' \
+	@sed '/^static struct sg_table \*shmemcomm_dmabuf_map(/,/^}/ s/err = shmemcomm_access_error(rf);/err = 0;/' \
 		kmod/dmabuf.c >$(MUTANT_TREE)/kmod/dmabuf.c
 	@! cmp -s kmod/dmabuf.c $(MUTANT_TREE)/kmod/dmabuf.c || \
 		{ echo "kmod-mutant: map_dma_buf's revoke check not found in kmod/dmabuf.c" >&2; exit 1; }

@@ -80,11 +80,13 @@ static struct sg_table *shmemcomm_dmabuf_map(struct dma_buf_attachment *attach,
 	int err;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
-	if (!shmemcomm_may_access(rf)) {
-		pr_info_ratelimited("map_dma_buf: region %llu was revoked; %s refused\n",
-				    region->id, dev_name(attach->dev));
-		return ERR_PTR(shmemcomm_refuse(SHMEMCOMM_REFUSAL_REVOKED,
-						-EKEYREVOKED));
+	err = shmemcomm_access_error(rf);
+	if (err) {
+		pr_info_ratelimited("map_dma_buf: region %llu is %s; %s refused\n",
+				    region->id,
+				    err == -ESTALE ? "stale" : "revoked",
+				    dev_name(attach->dev));
+		return ERR_PTR(shmemcomm_refuse_access(err));
 	}
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
@@ -149,9 +151,10 @@ static const struct dma_buf_ops shmemcomm_dmabuf_ops = {
 };
 
 /*
- * After a revoke: every importer's dma-buf tells its dynamic attachments to
- * give their mappings back; their next map_dma_buf is refused. The owner's
- * dma-bufs keep working, as the owner's own mappings do.
+ * After a revoke, or once user memory went stale: every dma-buf that lost
+ * its access tells its dynamic attachments to give their mappings back;
+ * their next map_dma_buf is refused. After a revoke the owner's dma-bufs
+ * keep working, as the owner's own mappings do.
  */
 void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region)
 {
@@ -161,7 +164,7 @@ void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region)
 	list_for_each_entry(sd, &region->dmabufs, node) {
 		struct shmemcomm_region_file *rf = sd->file->private_data;
 
-		if (rf->owner)
+		if (shmemcomm_may_access(rf))
 			continue;
 		dma_resv_lock(sd->dmabuf->resv, NULL);
 		dma_buf_move_notify(sd->dmabuf);
@@ -200,8 +203,9 @@ long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg)
 	 * finds the new dma-buf on the list.
 	 */
 	mutex_lock(&region->lock);
-	if (!shmemcomm_may_access(rf)) {
-		err = shmemcomm_refuse(SHMEMCOMM_REFUSAL_REVOKED, -EKEYREVOKED);
+	err = shmemcomm_access_error(rf);
+	if (err) {
+		err = shmemcomm_refuse_access(err);
 		goto err_unlock;
 	}
 	dmabuf = dma_buf_export(&exp_info);

@@ -149,6 +149,12 @@ long shmemcomm_ioctl_export(struct shmemcomm_region_file *rf, void __user *uarg)
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, err);
 	if (!rf->owner)
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_NOT_OWNER, -EPERM);
+	/* its pages may be the zero page, or a file's cache: never written */
+	if (region->read_only && !(args.flags & SHMEMCOMM_EXPORT_RDONLY)) {
+		pr_warn_ratelimited("export: region %llu was pinned read-only: export it with SHMEMCOMM_EXPORT_RDONLY\n",
+				    region->id);
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_ACCESS, -EACCES);
+	}
 
 	mutex_lock(&region->lock);
 	if (region->handle)
@@ -187,6 +193,10 @@ long shmemcomm_ioctl_import(void __user *uarg)
 					SHMEMCOMM_REFUSAL_NO_HANDLE :
 					SHMEMCOMM_REFUSAL_REVOKED,
 					PTR_ERR(region));
+	if (READ_ONCE(region->stale)) {
+		shmemcomm_region_put(region);
+		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_STALE, -ESTALE);
+	}
 
 	err = shmemcomm_import_access(region->export_flags, args.flags,
 				      uid_eq(current_euid(), region->owner_uid),

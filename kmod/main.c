@@ -15,6 +15,7 @@
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "shmemcomm.h"
 
@@ -41,6 +42,13 @@ atomic64_t shmemcomm_regions_freed = ATOMIC64_INIT(0);
 static atomic64_t shmemcomm_refusal_counts[__SHMEMCOMM_REFUSAL_MAX];
 
 static struct vfsmount *shmemcomm_mnt;
+
+/*
+ * The module's own work items (a stale region telling its dma-bufs). Its
+ * own queue, so that unloading drains it: a pending item may hold the last
+ * reference to a region, when no file holds the module any more.
+ */
+struct workqueue_struct *shmemcomm_wq;
 
 unsigned long shmemcomm_max_pinned_pages(void)
 {
@@ -154,6 +162,8 @@ static long shmemcomm_dev_ioctl(struct file *file, unsigned int cmd,
 		return shmemcomm_ioctl_get_info(uarg);
 	case SHMEMCOMM_IOC_CREATE:
 		return shmemcomm_ioctl_create(uarg);
+	case SHMEMCOMM_IOC_CREATE_USER:
+		return shmemcomm_ioctl_create_user(uarg);
 	case SHMEMCOMM_IOC_IMPORT:
 		return shmemcomm_ioctl_import(uarg);
 	default:
@@ -239,9 +249,15 @@ static int __init shmemcomm_init(void)
 	if (IS_ERR(shmemcomm_mnt))
 		return PTR_ERR(shmemcomm_mnt);
 
+	shmemcomm_wq = alloc_workqueue("shmemcomm", 0, 0);
+	if (!shmemcomm_wq) {
+		err = -ENOMEM;
+		goto err_unmount;
+	}
+
 	err = shmemcomm_netlink_init();
 	if (err)
-		goto err_unmount;
+		goto err_destroy_wq;
 
 	shmemcomm_misc.mode = dev_mode;
 	err = misc_register(&shmemcomm_misc);
@@ -254,6 +270,8 @@ static int __init shmemcomm_init(void)
 
 err_netlink:
 	shmemcomm_netlink_exit();
+err_destroy_wq:
+	destroy_workqueue(shmemcomm_wq);
 err_unmount:
 	kern_unmount(shmemcomm_mnt);
 	return err;
@@ -263,6 +281,8 @@ static void __exit shmemcomm_exit(void)
 {
 	misc_deregister(&shmemcomm_misc);
 	shmemcomm_netlink_exit();
+	/* drains: the last region may go here, and needs the mount */
+	destroy_workqueue(shmemcomm_wq);
 	kern_unmount(shmemcomm_mnt);
 }
 

@@ -207,7 +207,12 @@ static int shmemcomm_nl_put_region(struct sk_buff *skb, u32 portid, u32 seq,
 	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_DMABUFS,
 			atomic_read(&region->nr_dmabufs)) ||
 	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_DMABUF_ATTACHMENTS,
-			atomic_read(&region->dmabuf_attachments))) {
+			atomic_read(&region->dmabuf_attachments)) ||
+	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_KIND, region->kind) ||
+	    (region->user &&
+	     nla_put_u64_64bit(skb, SHMEMCOMM_ATTR_REGION_KEPT_EVENTS,
+			       shmemcomm_user_kept_events(region),
+			       SHMEMCOMM_ATTR_PAD))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -63,6 +63,47 @@ int shmemcomm_validate_create(const struct shmemcomm_create *args)
 	return 0;
 }
 
+/*
+ * CREATE_USER's arguments, before anything is looked up or allocated: here
+ * beside CREATE's, so that KUnit (whose kernel has no mmu notifiers, and no
+ * user.c) checks both.
+ */
+int shmemcomm_validate_create_user(const struct shmemcomm_create_user *args)
+{
+	u64 end;
+
+	if (args->flags & ~SHMEMCOMM_USER_FLAGS) {
+		pr_warn_ratelimited("create_user: flags %#x: known flags are %#x\n",
+				    args->flags, SHMEMCOMM_USER_FLAGS);
+		return -EINVAL;
+	}
+	if (!shmemcomm_reserved_zero(args->reserved, sizeof(args->reserved)))
+		return -EINVAL;
+	if (!args->size || args->size > SHMEMCOMM_MAX_REGION_SIZE ||
+	    check_add_overflow(args->addr, args->size, &end) ||
+	    end > TASK_SIZE - PAGE_SIZE) {
+		pr_warn_ratelimited("create_user: range %#llx + %llu bytes is not a user range of 1..%llu bytes\n",
+				    args->addr, args->size,
+				    SHMEMCOMM_MAX_REGION_SIZE);
+		return -EINVAL;
+	}
+	if (PAGE_ALIGN(end) - (args->addr & PAGE_MASK) >
+	    SHMEMCOMM_MAX_REGION_SIZE) {
+		pr_warn_ratelimited("create_user: %llu bytes at %#llx cover more than %llu bytes of pages\n",
+				    args->size, args->addr,
+				    SHMEMCOMM_MAX_REGION_SIZE);
+		return -EINVAL;
+	}
+	if (args->stale_word &&
+	    (!IS_ALIGNED(args->stale_word, sizeof(u32)) ||
+	     args->stale_word > TASK_SIZE - sizeof(u32))) {
+		pr_warn_ratelimited("create_user: stale word %#llx is not an aligned user address\n",
+				    args->stale_word);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 #if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
 /* KUnit's stand-in for a fragmented allocator: chunks left before a miss */
 static unsigned int shmemcomm_chunk_budget = UINT_MAX;
@@ -221,8 +262,13 @@ struct shmemcomm_region *shmemcomm_region_next(u64 first_id)
 	return NULL;
 }
 
-/* @size is validated and page aligned */
-struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
+/*
+ * A region of @nr_pages (validated), charged, with an empty page array; not
+ * yet visible anywhere. Undone by shmemcomm_region_unalloc() until
+ * shmemcomm_region_publish() succeeds.
+ */
+struct shmemcomm_region *shmemcomm_region_alloc(unsigned long nr_pages,
+						int numa_node, u32 kind)
 {
 	struct shmemcomm_region *region;
 	int err;
@@ -232,7 +278,8 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&region->kref);
 	mutex_init(&region->lock);
-	region->nr_pages = size >> PAGE_SHIFT;
+	region->kind = kind;
+	region->nr_pages = nr_pages;
 	region->numa_node = numa_node;
 	region->owner_uid = current_euid();
 	region->owner_gid = current_egid();
@@ -253,6 +300,48 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 		err = shmemcomm_refuse(SHMEMCOMM_REFUSAL_NO_MEMORY, -ENOMEM);
 		goto err_uncharge;
 	}
+	return region;
+
+err_uncharge:
+	shmemcomm_uncharge_region(region);
+err_free_region:
+	kfree(region);
+	return ERR_PTR(err);
+}
+
+/* The pages themselves are the caller's to give back first. */
+void shmemcomm_region_unalloc(struct shmemcomm_region *region)
+{
+	kvfree(region->pages);
+	shmemcomm_uncharge_region(region);
+	kfree(region);
+}
+
+/* Gives the region its inode and owner, and lists it. */
+int shmemcomm_region_publish(struct shmemcomm_region *region)
+{
+	region->inode = alloc_anon_inode(shmemcomm_mount()->mnt_sb);
+	if (IS_ERR(region->inode))
+		return PTR_ERR(region->inode);
+	region->inode->i_size = (loff_t)region->nr_pages << PAGE_SHIFT;
+
+	region->owner_pid = get_task_pid(current, PIDTYPE_TGID);
+	get_task_comm(region->owner_comm, current);
+	atomic_long_inc(&shmemcomm_live_regions);
+	shmemcomm_region_list_add(region);
+	return 0;
+}
+
+/* @size is validated and page aligned */
+struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
+{
+	struct shmemcomm_region *region;
+	int err;
+
+	region = shmemcomm_region_alloc(size >> PAGE_SHIFT, numa_node,
+					SHMEMCOMM_KIND_PAGES);
+	if (IS_ERR(region))
+		return region;
 
 	err = shmemcomm_alloc_pages(region);
 	if (err) {
@@ -264,27 +353,14 @@ struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node)
 		}
 		goto err_free_pages;
 	}
-
-	region->inode = alloc_anon_inode(shmemcomm_mount()->mnt_sb);
-	if (IS_ERR(region->inode)) {
-		err = PTR_ERR(region->inode);
+	err = shmemcomm_region_publish(region);
+	if (err)
 		goto err_free_pages;
-	}
-	region->inode->i_size = size;
-
-	region->owner_pid = get_task_pid(current, PIDTYPE_TGID);
-	get_task_comm(region->owner_comm, current);
-	atomic_long_inc(&shmemcomm_live_regions);
-	shmemcomm_region_list_add(region);
 	return region;
 
 err_free_pages:
 	shmemcomm_free_pages(region);
-	kvfree(region->pages);
-err_uncharge:
-	shmemcomm_uncharge_region(region);
-err_free_region:
-	kfree(region);
+	shmemcomm_region_unalloc(region);
 	return ERR_PTR(err);
 }
 
@@ -293,15 +369,20 @@ static void shmemcomm_region_release(struct kref *kref)
 	struct shmemcomm_region *region =
 		container_of(kref, struct shmemcomm_region, kref);
 
+	/*
+	 * First: the owner's mm may still be invalidating, and its notifier
+	 * zaps through the inode; removing the notifier waits for it.
+	 */
+	if (region->user)
+		shmemcomm_user_release(region);
+	else
+		shmemcomm_free_pages(region);
 	shmemcomm_region_list_del(region);
 	shmemcomm_handle_unpublish(region);
 	put_pid(region->owner_pid);
 	iput(region->inode);
-	shmemcomm_free_pages(region);
-	kvfree(region->pages);
-	shmemcomm_uncharge_region(region);
 	atomic_long_dec(&shmemcomm_live_regions);
-	kfree(region);
+	shmemcomm_region_unalloc(region);
 }
 
 void shmemcomm_region_put(struct shmemcomm_region *region)
@@ -336,6 +417,8 @@ u32 shmemcomm_region_export_state(struct shmemcomm_region *region,
 		state |= SHMEMCOMM_STATE_EXPORTED;
 	if (region->revoked)
 		state |= SHMEMCOMM_STATE_REVOKED;
+	if (READ_ONCE(region->stale))
+		state |= SHMEMCOMM_STATE_STALE;
 	mutex_unlock(&region->lock);
 	return state;
 }
@@ -348,13 +431,17 @@ static long shmemcomm_ioctl_region_info(struct shmemcomm_region_file *rf,
 
 	if (copy_from_user(&info, uarg, sizeof(info)))
 		return -EFAULT;
-	if (!shmemcomm_reserved_zero(info.reserved, sizeof(info.reserved)))
+	/* the fields of ABI minor 1 were reserved in minor 0 */
+	if (info.kind || info.pad || info.user_start)
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 
 	memset(&info, 0, sizeof(info));
 	info.size = (u64)region->nr_pages << PAGE_SHIFT;
 	info.numa_node = region->numa_node;
 	info.nr_chunks = region->nr_chunks;
+	info.kind = region->kind;
+	if (rf->owner)
+		info.user_start = shmemcomm_user_start(region);
 	info.state = shmemcomm_region_export_state(region, &info.handle,
 						   &info.export_flags);
 	if (rf->owner)

@@ -64,6 +64,47 @@ static void create_args(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create(&args), -EINVAL);
 }
 
+static void create_user_args(struct kunit *test)
+{
+	struct shmemcomm_create_user args = { .addr = 0x10000, .size = 1 };
+
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), 0);
+	args.addr = 0x10001;		/* unaligned: rounded, not refused */
+	args.size = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), 0);
+	/* UML's user address space is smaller than the largest region */
+	if (TASK_SIZE > 2 * SHMEMCOMM_MAX_REGION_SIZE) {
+		args.size = SHMEMCOMM_MAX_REGION_SIZE - PAGE_SIZE;
+		KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), 0);
+		/* the same size unaligned covers one page more than the largest */
+		args.size = SHMEMCOMM_MAX_REGION_SIZE;
+		KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	}
+	args.addr = 0x10000;
+	args.size = 0;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	args.size = U64_MAX - 100;	/* addr + size overflows */
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	args.addr = TASK_SIZE;		/* beyond user addresses */
+	args.size = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	args.addr = 0x10000;
+	args.flags = SHMEMCOMM_USER_RDONLY;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), 0);
+	args.flags = 0x2;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	args.flags = 0;
+	args.stale_word = 0x20002;	/* not aligned to its 4 bytes */
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	args.stale_word = 0x20004;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), 0);
+	args.stale_word = TASK_SIZE;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+	args.stale_word = 0;
+	args.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
+}
+
 static void region_counts(struct kunit *test)
 {
 	long pinned = atomic_long_read(&shmemcomm_pinned_pages);
@@ -218,6 +259,7 @@ static struct kunit_case shmemcomm_region_cases[] = {
 	KUNIT_CASE(charge_within_limit),
 	KUNIT_CASE(charge_overflow),
 	KUNIT_CASE(create_args),
+	KUNIT_CASE(create_user_args),
 	KUNIT_CASE(region_counts),
 	KUNIT_CASE(region_chunks),
 	KUNIT_CASE(region_chunk_fallback),

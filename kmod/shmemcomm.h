@@ -26,7 +26,17 @@
 #define SHMEMCOMM_FEATURES	(SHMEMCOMM_FEATURE_NUMA | \
 				 SHMEMCOMM_FEATURE_HUGE_CHUNKS | \
 				 SHMEMCOMM_FEATURE_EXPORT | \
-				 SHMEMCOMM_FEATURE_DMABUF)
+				 SHMEMCOMM_FEATURE_DMABUF | \
+				 SHMEMCOMM_FEATURE_USER_IF_BUILT)
+
+/* user-memory regions need mmu notifiers; KUnit's UML kernel lacks them */
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+#define SHMEMCOMM_FEATURE_USER_IF_BUILT SHMEMCOMM_FEATURE_USER_MEMORY
+#else
+#define SHMEMCOMM_FEATURE_USER_IF_BUILT 0
+#endif
+
+struct shmemcomm_user_pin;
 
 /**
  * struct shmemcomm_region - pinned pages, shared by every file that maps them
@@ -36,7 +46,15 @@
  *			importer PTE survives a revoke
  * @inode:		one address_space for all files of the region, so that
  *			revoke zaps every mapping at once
- * @pages:		@nr_pages independent (split) pages
+ * @kind:		SHMEMCOMM_KIND_PAGES or SHMEMCOMM_KIND_USER
+ * @user:		for a user-memory region, the pin and its notifier
+ *			(user.c); NULL for driver pages
+ * @read_only:		pinned for reading (SHMEMCOMM_USER_RDONLY): only
+ *			exported read-only
+ * @stale:		user memory only: the owner's range no longer has
+ *			@pages; set once, never cleared
+ * @pages:		@nr_pages independent (split) pages, or the pinned
+ *			pages of user memory
  * @nr_pages:		region size in pages
  * @nr_chunks:		how many SHMEMCOMM_CHUNK_PAGES runs are contiguous
  * @numa_node:		node asked for at create, or NUMA_NO_NODE
@@ -63,6 +81,10 @@ struct shmemcomm_region {
 	struct kref kref;
 	struct mutex lock;	/* see @lock above */
 	struct inode *inode;
+	u32 kind;
+	struct shmemcomm_user_pin *user;
+	bool read_only;
+	bool stale;
 	struct page **pages;
 	unsigned long nr_pages;
 	unsigned int nr_chunks;
@@ -98,13 +120,24 @@ struct shmemcomm_region_file {
 };
 
 /*
- * Whether @rf may reach the region's pages: the owner always, an importer
- * until the revoke. Read under the region's lock, or under the reservation
- * lock of one of its dma-bufs (revoke sets the flag before it takes those).
+ * Why @rf may not reach the region's pages, or 0: nobody once user memory
+ * went stale (-ESTALE); an importer after the revoke (-EKEYREVOKED); the
+ * owner keeps access through a revoke. Read under the region's lock, or
+ * under the reservation lock of one of its dma-bufs (revoke sets the flag
+ * before it takes those; going stale zaps after it sets the flag).
  */
+static inline int shmemcomm_access_error(const struct shmemcomm_region_file *rf)
+{
+	if (READ_ONCE(rf->region->stale))
+		return -ESTALE;
+	if (!rf->owner && READ_ONCE(rf->region->revoked))
+		return -EKEYREVOKED;
+	return 0;
+}
+
 static inline bool shmemcomm_may_access(const struct shmemcomm_region_file *rf)
 {
-	return rf->owner || !READ_ONCE(rf->region->revoked);
+	return !shmemcomm_access_error(rf);
 }
 
 /* main.c: module-wide limits and counters */
@@ -112,6 +145,7 @@ extern atomic_long_t shmemcomm_pinned_pages;
 extern atomic_long_t shmemcomm_live_regions;
 extern atomic64_t shmemcomm_regions_created;
 extern atomic64_t shmemcomm_regions_freed;
+extern struct workqueue_struct *shmemcomm_wq;
 unsigned long shmemcomm_max_pinned_pages(void);
 void shmemcomm_fill_info(struct shmemcomm_info *info);
 u32 shmemcomm_dev_mode(void);
@@ -126,6 +160,13 @@ static inline int shmemcomm_refuse(enum shmemcomm_refusal reason, int err)
 	return err;
 }
 
+/* The refusal of an access that shmemcomm_access_error() gave @err for */
+static inline int shmemcomm_refuse_access(int err)
+{
+	return shmemcomm_refuse(err == -ESTALE ? SHMEMCOMM_REFUSAL_STALE :
+				SHMEMCOMM_REFUSAL_REVOKED, err);
+}
+
 struct vfsmount *shmemcomm_mount(void);
 #if IS_ENABLED(CONFIG_SHMEMCOMM_KUNIT_TEST)
 unsigned long shmemcomm_test_set_max_pinned_mb(unsigned long mb);
@@ -136,7 +177,12 @@ unsigned int shmemcomm_test_set_chunk_budget(unsigned int chunks);
 bool shmemcomm_charge(atomic_long_t *counter, unsigned long pages,
 		      unsigned long limit);
 int shmemcomm_validate_create(const struct shmemcomm_create *args);
+int shmemcomm_validate_create_user(const struct shmemcomm_create_user *args);
 struct shmemcomm_region *shmemcomm_region_create(u64 size, int numa_node);
+struct shmemcomm_region *shmemcomm_region_alloc(unsigned long nr_pages,
+						int numa_node, u32 kind);
+void shmemcomm_region_unalloc(struct shmemcomm_region *region);
+int shmemcomm_region_publish(struct shmemcomm_region *region);
 void shmemcomm_region_put(struct shmemcomm_region *region);
 struct file *shmemcomm_region_file_open(struct shmemcomm_region *region,
 					bool owner, bool writable);
@@ -181,6 +227,35 @@ static inline void shmemcomm_netlink_exit(void)
 /* dmabuf.c */
 long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);
 void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region);
+
+/* user.c */
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+long shmemcomm_ioctl_create_user(void __user *uarg);
+void shmemcomm_user_release(struct shmemcomm_region *region);
+unsigned long shmemcomm_user_start(const struct shmemcomm_region *region);
+u64 shmemcomm_user_kept_events(const struct shmemcomm_region *region);
+#else
+static inline long shmemcomm_ioctl_create_user(void __user *uarg)
+{
+	return -ENOTTY;
+}
+
+static inline void shmemcomm_user_release(struct shmemcomm_region *region)
+{
+}
+
+static inline unsigned long
+shmemcomm_user_start(const struct shmemcomm_region *region)
+{
+	return 0;
+}
+
+static inline u64
+shmemcomm_user_kept_events(const struct shmemcomm_region *region)
+{
+	return 0;
+}
+#endif
 
 /*
  * Gives @file to userspace as a close-on-exec fd, after writing the result

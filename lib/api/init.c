@@ -15,6 +15,7 @@
 
 #include "api/team.h"
 #include "coll/coll.h"
+#include "core/peer.h"
 #include "core/state.h"
 #include "shmem.h"
 #include "shmemx.h"
@@ -110,6 +111,7 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	if (sc.node.local_size != sc.npes) {
 		struct sc_net_segment segment = {
 			.base = sc.mem.base[sc.me], .size = sc.mem.size,
+			.globals = sc.mem.globals.start, .globals_size = sc.mem.globals.size,
 			.dmabuf_fd = sc_mem_dmabuf(&sc.mem, sc.me),
 			.amo_mail = sc_internal_offset(mine->amo_mail),
 			.amo_reply = sc_internal_offset(&mine->amo_reply),
@@ -199,7 +201,7 @@ int shmem_pe_accessible(int pe)
 int shmem_addr_accessible(const void *addr, int pe)
 {
 	sc_require_init("shmem_addr_accessible");
-	return shmem_pe_accessible(pe) && sc_heap_contains(addr, 0);
+	return shmem_pe_accessible(pe) && sc_symmetric_contains(addr, 0);
 }
 
 /* NULL for a PE reached through the NIC, as the standard says. */
@@ -208,7 +210,7 @@ void *shmem_ptr(const void *dest, int pe)
 	sc_require_init("shmem_ptr");
 	if (!shmem_addr_accessible(dest, pe) || !sc.mem.base[pe])
 		return NULL;
-	return sc_heap_base(pe) + ((const char *)dest - sc_heap_base(sc.me));
+	return sc_peer_view(pe, sc_symmetric_offset(dest, 0, pe, "shmem_ptr"));
 }
 
 const char *shmemx_transport_name(void)

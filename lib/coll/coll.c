@@ -37,7 +37,7 @@ static int collect(shmem_team_t team, void *dest, const void *source, size_t byt
 
 	if (!t)
 		return -1;
-	sc_heap_offset(source, bytes, what);
+	sc_symmetric_require(source, bytes, what);
 	atomic_store(&mine->collect_count, bytes);
 	sc_team_sync(t, what);
 	for (int m = 0; m < t->size; m++) {
@@ -46,7 +46,7 @@ static int collect(shmem_team_t team, void *dest, const void *source, size_t byt
 		total += counts[m];
 	}
 	/* the whole result must fit in dest before anything is written */
-	sc_heap_offset(dest, total, what);
+	sc_symmetric_require(dest, total, what);
 	for (int m = 0; m < t->size; m++) {
 		int pe = sc_team_world_pe(t, m);
 
@@ -72,9 +72,9 @@ static int broadcast(shmem_team_t team, void *dest, const void *source, size_t b
 			 t->size);
 		return -1;
 	}
-	sc_heap_offset(dest, bytes, what);
+	sc_symmetric_require(dest, bytes, what);
 	if (t->my_index == root)
-		sc_heap_offset(source, bytes, what);
+		sc_symmetric_require(source, bytes, what);
 	return sc_coll_run(&(struct sc_coll_args){ .kind = SC_BROADCAST, .team = t, .dest = dest,
 		.source = source, .count = bytes, .dtype = SC_UINT8, .root = root, .what = what });
 }
@@ -87,8 +87,8 @@ static int exchange(enum sc_coll_kind kind, shmem_team_t team, void *dest, const
 
 	if (!t)
 		return -1;
-	sc_heap_offset(source, kind == SC_ALLTOALL ? bytes * (size_t)t->size : bytes, what);
-	sc_heap_offset(dest, bytes * (size_t)t->size, what);
+	sc_symmetric_require(source, kind == SC_ALLTOALL ? bytes * (size_t)t->size : bytes, what);
+	sc_symmetric_require(dest, bytes * (size_t)t->size, what);
 	return sc_coll_run(&(struct sc_coll_args){ .kind = kind, .team = t, .dest = dest,
 		.source = source, .count = bytes, .dtype = SC_UINT8, .what = what });
 }
@@ -101,8 +101,8 @@ static int reduce(shmem_team_t team, void *dest, const void *source, size_t coun
 
 	if (!t)
 		return -1;
-	sc_heap_offset(source, bytes, what);
-	sc_heap_offset(dest, bytes, what);
+	sc_symmetric_require(source, bytes, what);
+	sc_symmetric_require(dest, bytes, what);
 	return sc_coll_run(&(struct sc_coll_args){ .kind = SC_ALLREDUCE, .team = t, .dest = dest,
 		.source = source, .count = count, .dtype = dtype, .op = op, .what = what });
 }

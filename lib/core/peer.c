@@ -1,14 +1,30 @@
 #include "core/peer.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 #include "core/state.h"
+#include "util/log.h"
+
+/*
+ * @pe's byte at symmetric @offset where it is mapped here: the segment
+ * below its size, the program's globals past it; NULL off this node.
+ */
+static inline char *peer_byte(int pe, uint64_t offset)
+{
+	char *base;
+
+	if (__builtin_expect(offset < sc.mem.size, 1)) {
+		base = sc.mem.base[pe];
+		return base ? base + offset : NULL;
+	}
+	base = sc.mem.globals.base ? sc.mem.globals.base[pe] : NULL;
+	return base ? base + (offset - sc.mem.size) : NULL;
+}
 
 void *sc_peer_view(int pe, uint64_t offset)
 {
-	char *base = sc.mem.base[pe];
-
-	return base ? base + offset : NULL;
+	return peer_byte(pe, offset);
 }
 
 void sc_peer_quiet(void)
@@ -24,31 +40,31 @@ void sc_peer_name_lost(const int *pes, int n, char *did, unsigned long len)
 
 void sc_peer_put(int pe, uint64_t offset, const void *source, size_t len, int nbi)
 {
-	char *base = sc.mem.base[pe];
+	char *to = peer_byte(pe, offset);
 
-	if (base)
-		memcpy(base + offset, source, len);
+	if (to)
+		memcpy(to, source, len);
 	else
 		sc_net_put(&sc.net, pe, offset, source, len, nbi);
 }
 
 void sc_peer_get(void *dest, int pe, uint64_t offset, size_t len, int nbi)
 {
-	const char *base = sc.mem.base[pe];
+	const char *from = peer_byte(pe, offset);
 
-	if (base)
-		memcpy(dest, base + offset, len);
+	if (from)
+		memcpy(dest, from, len);
 	else
 		sc_net_get(&sc.net, dest, pe, offset, len, nbi);
 }
 
 uint64_t sc_peer_load(int pe, uint64_t offset)
 {
-	char *base = sc.mem.base[pe];
+	char *word = peer_byte(pe, offset);
 	uint64_t value;
 
-	if (base)
-		return __atomic_load_n((uint64_t *)(base + offset), __ATOMIC_ACQUIRE);
+	if (word)
+		return __atomic_load_n((uint64_t *)word, __ATOMIC_ACQUIRE);
 	sc_net_get(&sc.net, &value, pe, offset, sizeof(value), 0);
 	return value;
 }
@@ -64,10 +80,10 @@ int sc_peer_probe(int pe, uint64_t offset, uint64_t *value)
 
 void sc_peer_store(int pe, uint64_t offset, uint64_t value)
 {
-	char *base = sc.mem.base[pe];
+	char *word = peer_byte(pe, offset);
 
-	if (base)
-		__atomic_store_n((uint64_t *)(base + offset), value, __ATOMIC_RELEASE);
+	if (word)
+		__atomic_store_n((uint64_t *)word, value, __ATOMIC_RELEASE);
 	else
 		sc_net_put(&sc.net, pe, offset, &value, sizeof(value), 0);
 }
@@ -77,8 +93,56 @@ int sc_peer_atomic_by_cpu(int pe)
 	return !sc.net.active || (sc.net.amo_by_message && sc.mem.base[pe]);
 }
 
+int sc_symmetric_contains(const void *addr, size_t len)
+{
+	return sc_heap_contains(addr, len) || sc_globals_contain(&sc.mem.globals, addr, len);
+}
+
+/* Why [addr, addr + len) is not symmetric, for the message that ends the job. */
+static void __attribute__((noreturn, cold))
+explain_not_symmetric(const void *addr, size_t len, const char *function)
+{
+	const struct sc_globals *g = &sc.mem.globals;
+	const char *heap = sc_heap_base(sc.me);
+	char *start;
+	size_t size;
+	Dl_info obj;
+
+	sc_globals_range(&start, &size);
+	if ((const char *)addr >= start && (const char *)addr < start + size) {
+		if (sc.mem.globals_off)
+			sc_fatal(1, "PE %d: %s: %p is a global or static variable, and SHMEMCOMM_GLOBALS=0 keeps those private",
+				 sc.me, function, addr);
+		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) runs past the end of the program's globals [%p, %p)",
+			 sc.me, function, addr, len, (void *)g->start, (void *)(g->start + g->size));
+	}
+	if ((const char *)addr >= heap && (const char *)addr < heap + sc.heap_size)
+		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) runs past the end of the symmetric heap [%p, %p)",
+			 sc.me, function, addr, len, (const void *)heap,
+			 (const void *)(heap + sc.heap_size));
+	if (dladdr(addr, &obj) && obj.dli_fname && obj.dli_fname[0])
+		sc_fatal(1, "PE %d: %s: %p is in %s, a shared library: only the program's own globals and statics are symmetric, and the symmetric heap (shmem_malloc)",
+			 sc.me, function, addr, obj.dli_fname);
+	sc_fatal(1, "PE %d: %s: %p is not symmetric: symmetric objects are the program's globals and statics [%p, %p) and the symmetric heap [%p, %p) (shmem_malloc); the stack and malloc are not",
+		 sc.me, function, addr, (void *)start, (void *)(start + size), (const void *)heap,
+		 (const void *)(heap + sc.heap_size));
+}
+
+void sc_symmetric_require(const void *addr, size_t len, const char *function)
+{
+	if (__builtin_expect(!sc_heap_contains(addr, len), 0) &&
+	    !sc_globals_contain(&sc.mem.globals, addr, len))
+		explain_not_symmetric(addr, len, function);
+}
+
 uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function)
 {
+	const struct sc_globals *g = &sc.mem.globals;
+
 	sc_check_pe(pe, function);
-	return SC_INTERNAL_SIZE + sc_heap_offset(addr, len, function);
+	if (__builtin_expect(sc_heap_contains(addr, len), 1))
+		return SC_INTERNAL_SIZE + (uint64_t)((const char *)addr - sc_heap_base(sc.me));
+	if (sc_globals_contain(g, addr, len))
+		return sc.mem.size + (uint64_t)((const char *)addr - g->start);
+	explain_not_symmetric(addr, len, function);
 }

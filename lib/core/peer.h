@@ -39,7 +39,15 @@ void sc_peer_store(int pe, uint64_t offset, uint64_t value);
  */
 int sc_peer_atomic_by_cpu(int pe);
 
-/* The segment offset of @addr, which must lie in this PE's heap, with @len bytes. */
+/*
+ * The symmetric offset of @addr, which must lie, with @len bytes, in this
+ * PE's heap (an offset into its segment) or its program's globals (past the
+ * segment's end); fatal, saying why, otherwise.
+ */
 uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function);
+/* Whether [addr, addr + len) is symmetric: on the heap or in the globals. */
+int sc_symmetric_contains(const void *addr, size_t len);
+/* Fatal, saying why, unless [addr, addr + len) is symmetric (a collective's buffers). */
+void sc_symmetric_require(const void *addr, size_t len, const char *function);
 
 #endif

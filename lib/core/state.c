@@ -15,13 +15,6 @@ void sc_require_init(const char *function)
 	exit(1);
 }
 
-int sc_heap_contains(const void *addr, size_t len)
-{
-	const char *p = addr, *base = sc_heap_base(sc.me);
-
-	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
-}
-
 size_t sc_heap_offset(const void *addr, size_t len, const char *function)
 {
 	const char *base = sc_heap_base(sc.me);
@@ -34,8 +27,7 @@ size_t sc_heap_offset(const void *addr, size_t len, const char *function)
 	return offset;
 }
 
-void sc_check_pe(int pe, const char *function)
+void sc_pe_out_of_range(int pe, const char *function)
 {
-	if (pe < 0 || pe >= sc.npes)
-		sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
+	sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
 }

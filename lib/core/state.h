@@ -114,13 +114,25 @@ static inline char *sc_heap_base(int pe)
 }
 
 /* Whether [addr, addr + len) lies in this PE's symmetric heap. */
-int sc_heap_contains(const void *addr, size_t len);
+static inline int sc_heap_contains(const void *addr, size_t len)
+{
+	const char *p = addr, *base = sc_heap_base(sc.me);
+
+	return p >= base && p < base + sc.heap_size && len <= sc.heap_size - (size_t)(p - base);
+}
 /*
  * @addr on this PE as an offset into the symmetric heap; fatal (naming
  * @function) if it is not in the heap or [addr, addr + len) leaves it.
  */
 size_t sc_heap_offset(const void *addr, size_t len, const char *function);
+/* The message and exit of sc_check_pe, out of the callers' way. */
+void sc_pe_out_of_range(int pe, const char *function) __attribute__((noreturn, cold));
+
 /* Fatal (naming @function) unless 0 <= @pe < npes. */
-void sc_check_pe(int pe, const char *function);
+static inline void sc_check_pe(int pe, const char *function)
+{
+	if (__builtin_expect(pe < 0 || pe >= sc.npes, 0))
+		sc_pe_out_of_range(pe, function);
+}
 
 #endif

@@ -139,6 +139,72 @@ int sc_kmod_create(struct sc_kmod *dev, uint64_t size, int numa_node,
 	return 0;
 }
 
+int sc_kmod_has(const struct sc_kmod *dev, uint64_t features)
+{
+	return (dev->info.features & features) == features;
+}
+
+static void explain_create_user_error(struct sc_kmod *dev, const void *addr,
+				      uint64_t size, int err)
+{
+	switch (err) {
+	case -EFAULT:
+		sc_error("cannot make a region of %" PRIu64 " bytes at %p: part of it is not mapped (dmesg names the address)",
+			 size, addr);
+		break;
+	case -EOPNOTSUPP:
+		sc_error("cannot make a region of %" PRIu64 " bytes at %p: it has memory that cannot be pinned (an I/O or PFN mapping, or DAX; dmesg says which)",
+			 size, addr);
+		break;
+	case -EACCES:
+		sc_error("cannot make a writable region of %" PRIu64 " bytes at %p: the memory is read-only",
+			 size, addr);
+		break;
+	case -EINVAL:
+		sc_error("cannot make a region of %" PRIu64 " bytes at %p: the range must be 1..%llu bytes of user addresses, the flags within %#x and the stale word an aligned user address",
+			 size, addr, (unsigned long long)dev->info.max_region_size,
+			 SHMEMCOMM_USER_FLAGS);
+		break;
+	case -EAGAIN:
+		sc_error("cannot make a region of %" PRIu64 " bytes at %p: the range kept changing (munmap or madvise by another thread) while it was pinned",
+			 size, addr);
+		break;
+	default:
+		explain_create_error(dev, size, SHMEMCOMM_NUMA_ANY, err);
+	}
+}
+
+int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
+			uint32_t flags, volatile uint32_t *stale_word,
+			struct sc_kmod_region *region)
+{
+	struct shmemcomm_create_user args = {
+		.addr = (uintptr_t)addr,
+		.size = size,
+		.stale_word = (uintptr_t)stale_word,
+		.flags = flags,
+	};
+	int err;
+
+	region_clear(region);
+	if (!sc_kmod_has(dev, SHMEMCOMM_FEATURE_USER_MEMORY)) {
+		sc_error("%s (ABI %u.%u) has no user-memory regions (feature %#llx, ABI 1.1 and later): load the shmemcomm.ko that came with this library",
+			 sc_kmod_device_path(), dev->info.abi_major,
+			 dev->info.abi_minor,
+			 (unsigned long long)SHMEMCOMM_FEATURE_USER_MEMORY);
+		return -EOPNOTSUPP;
+	}
+	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_CREATE_USER, &args);
+	if (err) {
+		explain_create_user_error(dev, addr, size, err);
+		return err;
+	}
+	region->fd = args.fd;
+	region->size = args.length;
+	region->user_start = args.start;
+	return 0;
+}
+
 int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags)
 {
 	struct shmemcomm_export args = { .flags = flags };
@@ -176,7 +242,9 @@ int sc_kmod_import(struct sc_kmod *dev, uint64_t handle, uint32_t flags,
 	if (err) {
 		/* callers that expect a refusal check the errno, not the log */
 		sc_info("cannot import handle %#" PRIx64 ": %s", handle,
-			err == -EKEYREVOKED ? "the owner revoked it" : strerror(-err));
+			err == -EKEYREVOKED ? "the owner revoked it" :
+			err == -ESTALE ? "its owner's memory changed under it (stale)" :
+			strerror(-err));
 		return err;
 	}
 	region->fd = args.fd;

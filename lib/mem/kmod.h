@@ -19,6 +19,7 @@ struct sc_kmod {
 struct sc_kmod_region {
 	int fd;			/* the region file */
 	uint64_t size;
+	uint64_t user_start;	/* user memory: the first page covered, else 0 */
 	uint64_t handle;	/* 0 until exported */
 	void *addr;		/* NULL until mapped */
 	size_t mapped;
@@ -41,6 +42,17 @@ int sc_kmod_refresh_info(struct sc_kmod *dev);
 /* numa_node: SHMEMCOMM_NUMA_ANY or a node. */
 int sc_kmod_create(struct sc_kmod *dev, uint64_t size, int numa_node,
 		   struct sc_kmod_region *region);
+/* Whether the module has every SHMEMCOMM_FEATURE_* bit of @features. */
+int sc_kmod_has(const struct sc_kmod *dev, uint64_t features);
+/*
+ * A region over [addr, addr + size) of this process's memory (pages
+ * rounded out; region->user_start and region->size say what is covered).
+ * @stale_word: NULL, or a word the module sets to 1 when the region goes
+ * stale. -EOPNOTSUPP, logged, from a module without user-memory regions.
+ */
+int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
+			uint32_t flags, volatile uint32_t *stale_word,
+			struct sc_kmod_region *region);
 int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags);
 /* A dma-buf fd for the whole region (the caller closes it), or a negative errno. */
 int sc_kmod_export_dmabuf(const struct sc_kmod_region *region);

@@ -139,9 +139,13 @@ static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 		 struct sc_boot *boot, const struct sc_node *node)
 {
+	long globals;
 	int err;
 
 	memset(mem, 0, sizeof(*mem));
+	if (sc_env_long("SHMEMCOMM_GLOBALS", 1, 0, 1, &globals))
+		return -EINVAL;
+	mem->globals_off = !globals;
 	mem->kind = kind;
 	mem->size = size;
 	mem->npes = boot->size;
@@ -150,6 +154,9 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 	if (!mem->base)
 		return -ENOMEM;
 	err = kind == SC_MEM_KMOD ? kmod_setup(mem, boot, node) : memfd_setup(mem, boot, node);
+	if (!err && !mem->globals_off)
+		err = sc_globals_setup(&mem->globals, kind == SC_MEM_KMOD ? &mem->dev : NULL,
+				       boot, node);
 	if (err)
 		sc_mem_teardown(mem);
 	return err;
@@ -157,6 +164,7 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 
 void sc_mem_teardown(struct sc_mem *mem)
 {
+	sc_globals_teardown(&mem->globals, mem->npes);
 	if (mem->regions) {
 		for (int pe = 0; pe < mem->npes; pe++)
 			sc_kmod_release(&mem->regions[pe]);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "boot/node.h"
+#include "mem/globals.h"
 #include "mem/kmod.h"
 
 enum sc_mem_kind { SC_MEM_KMOD, SC_MEM_MEMFD };
@@ -26,6 +27,13 @@ struct sc_mem {
 	void **base;		/* [npes]: each PE's segment here; NULL off this node */
 	struct sc_kmod dev;	/* kmod */
 	struct sc_kmod_region *regions;	/* kmod: [npes] */
+	/*
+	 * the program's globals, beside the segment; none (size 0) with
+	 * SHMEMCOMM_GLOBALS=0. An offset past the segment's @size is one into
+	 * them: the two read as one symmetric range.
+	 */
+	struct sc_globals globals;
+	int globals_off;	/* SHMEMCOMM_GLOBALS=0 */
 };
 
 const char *sc_mem_name(enum sc_mem_kind kind);

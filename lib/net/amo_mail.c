@@ -75,12 +75,14 @@ static void *amo_service(void *arg)
 			served[pe] = seq;
 			answered = 1;
 			if ((m->size != 4 && m->size != 8) || m->offset % m->size ||
-			    m->offset > net->segment_size - m->size)
-				sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %lu, outside this PE's %zu-byte segment",
+			    m->offset > net->segment_size + net->globals_size - m->size)
+				sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %lu, outside this PE's %zu-byte segment and %zu bytes of globals",
 					 net->me, pe, m->size, (unsigned long)m->offset,
-					 net->segment_size);
-			old = cpu_amo(net->segment + m->offset, m->size, (enum sc_net_amo)m->op,
-				      m->value, m->cond);
+					 net->segment_size, net->globals_size);
+			old = cpu_amo(m->offset < net->segment_size ?
+				      net->segment + m->offset :
+				      net->globals + (m->offset - net->segment_size),
+				      m->size, (enum sc_net_amo)m->op, m->value, m->cond);
 			sc_net_put(net, pe, reply, &old, sizeof(old), 0);
 			sc_net_put(net, pe, reply + 8, &seq, sizeof(seq), 0);
 		}

@@ -22,12 +22,14 @@
 struct net_card {
 	union ibv_gid gid;
 	uint64_t base;
+	uint64_t globals_base;
 	uint32_t rkey;
+	uint32_t globals_rkey;
 	uint16_t lid;
 	uint8_t mtu;		/* enum ibv_mtu */
 	uint8_t ok;		/* 0: this PE failed to set up; the others stop too */
 	uint8_t amo_by_message;	/* its device has no RDMA atomics, or it was told so */
-	uint8_t pad[7];
+	uint8_t pad[3];
 	uint32_t qpn[];		/* [npes]: its QP for each PE */
 };
 

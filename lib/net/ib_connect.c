@@ -141,6 +141,8 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 	net->npes = boot->size;
 	net->segment = segment->base;
 	net->segment_size = segment->size;
+	net->globals = segment->globals;
+	net->globals_size = segment->globals ? segment->globals_size : 0;
 	net->node_of = node->node_of;
 	net->amo_mail = segment->amo_mail;
 	net->amo_reply = segment->amo_reply;
@@ -178,6 +180,8 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 		net->amo_by_message |= card->amo_by_message;
 		net->peers[pe].base = card->base;
 		net->peers[pe].rkey = card->rkey;
+		net->peers[pe].globals_base = card->globals_base;
+		net->peers[pe].globals_rkey = card->globals_rkey;
 		if (pe == net->me) {
 			/* a QP pair of its own: this PE's atomics on its own heap are the NIC's too */
 			err = connect_qp(net, net->peers[pe].qp, mine, mine, net->loop_qp->qp_num, pe);

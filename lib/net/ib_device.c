@@ -188,9 +188,9 @@ static int check_memlock(const struct sc_net *net, size_t bytes)
 	if (getrlimit(RLIMIT_MEMLOCK, &limit) || limit.rlim_cur == RLIM_INFINITY ||
 	    limit.rlim_cur >= bytes || may_lock_any())
 		return 0;
-	sc_error("PE %d: RLIMIT_MEMLOCK is %llu bytes, and registering this PE's %zu bytes with %s needs at least %zu; raise it (ulimit -l %zu, LimitMEMLOCK= of a systemd unit, docker run --ulimit memlock=-1) or lower SHMEM_SYMMETRIC_SIZE",
-		 net->me, (unsigned long long)limit.rlim_cur, net->segment_size, net->device,
-		 bytes, (bytes + 1023) / 1024);
+	sc_error("PE %d: RLIMIT_MEMLOCK is %llu bytes, and registering this PE's %zu-byte segment and %zu bytes of globals with %s needs at least %zu; raise it (ulimit -l %zu, LimitMEMLOCK= of a systemd unit, docker run --ulimit memlock=-1) or lower SHMEM_SYMMETRIC_SIZE",
+		 net->me, (unsigned long long)limit.rlim_cur, net->segment_size, net->globals_size,
+		 net->device, bytes, (bytes + 1023) / 1024);
 	return -ENOMEM;
 }
 
@@ -210,7 +210,7 @@ static int register_memory(struct sc_net *net, int dmabuf_fd)
 				 net->me, net->device, strerror(errno));
 	}
 	if (!net->mr) {
-		if (check_memlock(net, net->segment_size + SC_NET_BOUNCE))
+		if (check_memlock(net, net->segment_size + net->globals_size + SC_NET_BOUNCE))
 			return -ENOMEM;
 		net->mr = ibv_reg_mr(net->pd, net->segment, net->segment_size, access);
 		net->registered_by = "ibv_reg_mr";
@@ -221,6 +221,17 @@ static int register_memory(struct sc_net *net, int dmabuf_fd)
 		sc_error("PE %d: cannot register the %zu-byte segment with %s: %s", net->me,
 			 net->segment_size, net->device, strerror(err));
 		return -err;
+	}
+	if (net->globals_size) {
+		net->globals_mr = ibv_reg_mr(net->pd, net->globals, net->globals_size, access);
+		if (!net->globals_mr) {
+			int err = errno;
+
+			sc_error("PE %d: cannot register the program's %zu bytes of globals (%p) with %s: %s",
+				 net->me, net->globals_size, (void *)net->globals, net->device,
+				 strerror(err));
+			return -err;
+		}
 	}
 	net->bounce = aligned_alloc(4096, SC_NET_BOUNCE);
 	if (!net->bounce)
@@ -267,6 +278,10 @@ int sc_ib_prepare(struct sc_net *net, struct net_card *card, int dmabuf_fd)
 		return err;
 	card->base = (uintptr_t)net->segment;
 	card->rkey = net->mr->rkey;
+	if (net->globals_mr) {
+		card->globals_base = (uintptr_t)net->globals;
+		card->globals_rkey = net->globals_mr->rkey;
+	}
 	for (int pe = 0; pe < net->npes; pe++) {
 		net->peers[pe].qp = sc_ib_create_qp(net);
 		if (!net->peers[pe].qp)
@@ -293,6 +308,8 @@ void sc_net_teardown(struct sc_net *net)
 		ibv_destroy_qp(net->loop_qp);
 	if (net->bounce_mr)
 		ibv_dereg_mr(net->bounce_mr);
+	if (net->globals_mr)
+		ibv_dereg_mr(net->globals_mr);
 	free(net->bounce);
 	if (net->mr)
 		ibv_dereg_mr(net->mr);

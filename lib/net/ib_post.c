@@ -157,6 +157,23 @@ static char *bounce_take(struct sc_net *net, size_t len)
 	return p;
 }
 
+/*
+ * Where @pe's byte at @offset is, as its NIC serves it: the segment below
+ * its size, the program's globals past it (registered apart).
+ */
+static uint64_t remote_address(const struct sc_net *net, int pe, uint64_t offset,
+			       uint32_t *rkey)
+{
+	const struct sc_net_peer *peer = &net->peers[pe];
+
+	if (offset < net->segment_size) {
+		*rkey = peer->rkey;
+		return peer->base + offset;
+	}
+	*rkey = peer->globals_rkey;
+	return peer->globals_base + (offset - net->segment_size);
+}
+
 static void rdma(struct sc_net *net, enum ibv_wr_opcode op, int pe, uint64_t offset,
 		 void *local, uint32_t len, uint32_t lkey, unsigned int flags)
 {
@@ -166,9 +183,9 @@ static void rdma(struct sc_net *net, enum ibv_wr_opcode op, int pe, uint64_t off
 		.num_sge = 1,
 		.opcode = op,
 		.send_flags = flags,
-		.wr.rdma = { net->peers[pe].base + offset, net->peers[pe].rkey },
 	};
 
+	wr.wr.rdma.remote_addr = remote_address(net, pe, offset, &wr.wr.rdma.rkey);
 	post(net, pe, &wr);
 }
 
@@ -253,10 +270,10 @@ static uint64_t atomic64(struct sc_net *net, int pe, uint64_t offset, enum ibv_w
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = op,
-		.wr.atomic = { net->peers[pe].base + offset, compare_add, swap,
-			       net->peers[pe].rkey },
+		.wr.atomic = { 0, compare_add, swap, 0 },
 	};
 
+	wr.wr.atomic.remote_addr = remote_address(net, pe, offset, &wr.wr.atomic.rkey);
 	post(net, pe, &wr);
 	reap_until(net, &net->peers[pe].outstanding, 0, "waiting for an RDMA atomic");
 	return *result;
@@ -335,9 +352,9 @@ void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
 			.sg_list = &sge,
 			.num_sge = 1,
 			.opcode = IBV_WR_RDMA_WRITE,
-			.wr.rdma = { net->peers[pe].base + offset, net->peers[pe].rkey },
 		}, *bad;
 
+		wr.wr.rdma.remote_addr = remote_address(net, pe, offset, &wr.wr.rdma.rkey);
 		if (!mapped[pe] && !ibv_post_send(net->peers[pe].qp, &wr, &bad))
 			expected++;
 	}

@@ -5,7 +5,8 @@
  *
  * Each PE registers its whole segment (the internal area and the heap)
  * once: through the module's dma-buf when the device takes one, else with
- * ibv_reg_mr on the mapping. It keeps one reliable-connected QP to every
+ * ibv_reg_mr on the mapping; and its program's globals apart, with
+ * ibv_reg_mr. Offsets past the segment's size are into the globals. It keeps one reliable-connected QP to every
  * PE, itself and its node peers included: once any PE is remote, every
  * atomic on the heap must be the NIC's, since a CPU atomic is not atomic
  * against an HCA atomic on the same word.
@@ -78,6 +79,8 @@ struct sc_net_peer {
 	struct ibv_qp *qp;
 	uint64_t base;		/* its segment, as registered */
 	uint32_t rkey;
+	uint32_t globals_rkey;	/* its program's globals, 0 when it has none */
+	uint64_t globals_base;
 	unsigned int outstanding;	/* work requests not yet completed */
 };
 
@@ -89,9 +92,12 @@ struct sc_net {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;	/* this PE's segment */
+	struct ibv_mr *globals_mr;	/* its program's globals, registered apart */
 	const char *registered_by;	/* "dma-buf" or "ibv_reg_mr" */
 	char *segment;
 	size_t segment_size;
+	char *globals;		/* offsets past segment_size are into these */
+	size_t globals_size;
 	struct ibv_mr *bounce_mr;
 	char *bounce;		/* the first 64 bytes: atomic results */
 	size_t bounce_used;
@@ -121,10 +127,12 @@ struct sc_net {
 	uint64_t amo_reply;	/* and this PE's reply */
 };
 
-/* This PE's segment, as the NIC serves it. */
+/* This PE's segment, as the NIC serves it, and its program's globals. */
 struct sc_net_segment {
 	void *base;
 	size_t size;
+	void *globals;		/* offset @size and up: these; NULL with none */
+	size_t globals_size;
 	int dmabuf_fd;		/* >= 0: the module's dma-buf of it, registered by that */
 	uint64_t amo_mail;	/* offset of struct sc_amo_mail[npes] in it */
 	uint64_t amo_reply;	/* offset of its struct sc_amo_reply */

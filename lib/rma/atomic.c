@@ -23,7 +23,7 @@ static void *amo_target(const void *dest, size_t size, int pe, const char *funct
 		sc_fatal(1, "PE %d: %s: %p is not aligned to %zu bytes, as an atomic needs",
 			 sc.me, function, dest, size);
 	*offset = sc_symmetric_offset(dest, size, pe, function);
-	return sc_peer_atomic_by_cpu(pe) ? (char *)sc.mem.base[pe] + *offset : NULL;
+	return sc_peer_atomic_by_cpu(pe) ? sc_peer_view(pe, *offset) : NULL;
 }
 
 #define TARGET(NAME, OP, dest)                                                        \

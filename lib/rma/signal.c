@@ -30,7 +30,7 @@ static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *s
 	if (sig_op == SHMEM_SIGNAL_ADD && !sc_peer_atomic_by_cpu(pe))
 		sc_net_amo(&sc.net, pe, sig, sizeof(uint64_t), SC_AMO_ADD, signal, 0);
 	else if (sig_op == SHMEM_SIGNAL_ADD)
-		__atomic_fetch_add((uint64_t *)((char *)sc.mem.base[pe] + sig), signal, __ATOMIC_RELEASE);
+		__atomic_fetch_add((uint64_t *)sc_peer_view(pe, sig), signal, __ATOMIC_RELEASE);
 	else
 		sc_peer_store(pe, sig, signal);
 }

@@ -33,10 +33,19 @@ ABI_OFFSET(shmemcomm_import, flags, 8);
 ABI_OFFSET(shmemcomm_import, size, 16);
 ABI_OFFSET(shmemcomm_import, reserved, 24);
 
+ABI_SIZE(shmemcomm_create_user, 64);
+ABI_OFFSET(shmemcomm_create_user, stale_word, 16);
+ABI_OFFSET(shmemcomm_create_user, flags, 24);
+ABI_OFFSET(shmemcomm_create_user, fd, 28);
+ABI_OFFSET(shmemcomm_create_user, start, 32);
+ABI_OFFSET(shmemcomm_create_user, reserved, 48);
+
 ABI_SIZE(shmemcomm_region_info, 48);
 ABI_OFFSET(shmemcomm_region_info, export_flags, 16);
 ABI_OFFSET(shmemcomm_region_info, numa_node, 24);
-ABI_OFFSET(shmemcomm_region_info, reserved, 32);
+/* minor 1 took these from reserved[2], which sat at 32 */
+ABI_OFFSET(shmemcomm_region_info, kind, 32);
+ABI_OFFSET(shmemcomm_region_info, user_start, 40);
 
 ABI_SIZE(shmemcomm_revoke, 24);
 ABI_SIZE(shmemcomm_dmabuf, 24);

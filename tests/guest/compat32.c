@@ -22,7 +22,7 @@ int main(void)
 	struct sc_kmod dev;
 	uint8_t *via_dmabuf;
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_EQ(dev.info.abi_major, SHMEMCOMM_ABI_MAJOR);
 	CHECK_EQ(dev.info.max_region_size, 1ull << 40);

@@ -79,7 +79,7 @@ int main(void)
 	uint8_t *via_dmabuf;
 	int dmabuf;
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_OK(sc_kmod_create(&dev, SIZE, SHMEMCOMM_NUMA_ANY, &region));
 	CHECK_OK(sc_kmod_map(&region, 1));

@@ -83,21 +83,11 @@ static int vgem_import(int card, int dmabuf)
 	return ioctl(card, DRM_IOCTL_PRIME_FD_TO_HANDLE, &args) ? -errno : 0;
 }
 
-/* "dmabufs" and "dmabuf_attachments" of region @handle, as shmemctl -j shows them */
-static void shmemctl_row(uint64_t handle, long *dmabufs, long *attachments, char *state)
+/* "dmabufs", "dmabuf_attachments" and "state" of region @handle, as shmemctl -j shows them */
+static void region_figures(uint64_t handle, long *dmabufs, long *attachments, char *state)
 {
-	char cmd[128], line[8192], key[48], *row;
-	FILE *out;
+	char line[8192], *row = shmemctl_row(handle, line, sizeof(line));
 
-	snprintf(cmd, sizeof(cmd), "build/bin/shmemctl -j regions pid %d", (int)getpid());
-	out = popen(cmd, "r");
-	CHECK(out != NULL);
-	CHECK(fgets(line, sizeof(line), out) != NULL);
-	CHECK(pclose(out) == 0);
-	snprintf(key, sizeof(key), "\"handle\":\"%#llx\"", (unsigned long long)handle);
-	row = strstr(line, key);
-	if (!row)
-		FAIL("shmemctl has no row for handle %s: %s", key, line);
 	CHECK(sscanf(strstr(row, "\"dmabufs\":"), "\"dmabufs\":%ld", dmabufs) == 1);
 	CHECK(sscanf(strstr(row, "\"dmabuf_attachments\":"), "\"dmabuf_attachments\":%ld",
 		     attachments) == 1);
@@ -115,7 +105,7 @@ int main(void)
 	char row_state[16];
 	uint8_t *cpu;
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_OK(sc_kmod_create(&dev, SIZE, SHMEMCOMM_NUMA_ANY, &owner));
 	CHECK_OK(sc_kmod_map(&owner, 1));
@@ -146,7 +136,7 @@ int main(void)
 	d_own = export_dmabuf(&owner);
 	CHECK(d_own >= 0);
 	CHECK_OK(attach(&own, d_own, 1));
-	shmemctl_row(owner.handle, &dmabufs, &attachments, row_state);
+	region_figures(owner.handle, &dmabufs, &attachments, row_state);
 	CHECK_EQ(dmabufs, 2);
 	CHECK_EQ(attachments, 3 + vgem_attached);
 	CHECK(!strcmp(row_state, "exported"));
@@ -200,7 +190,7 @@ int main(void)
 	}
 
 	/* shmemctl: revoked, and the static holders still attached */
-	shmemctl_row(owner.handle, &dmabufs, &attachments, row_state);
+	region_figures(owner.handle, &dmabufs, &attachments, row_state);
 	CHECK(!strcmp(row_state, "revoked"));
 	CHECK_EQ(dmabufs, 3);
 	/* dyn and late_dyn (attached, unmapped), stat, own, and vgem's */
@@ -208,7 +198,7 @@ int main(void)
 	CHECK(close(dyn.fd) == 0 && close(late_dyn.fd) == 0);
 	if (card >= 0)
 		CHECK(close(card) == 0);
-	shmemctl_row(owner.handle, &dmabufs, &attachments, row_state);
+	region_figures(owner.handle, &dmabufs, &attachments, row_state);
 	CHECK_EQ(attachments, 2);
 
 	/* everything let go: the region and its pages are gone */

@@ -1,10 +1,15 @@
 /* An ioctl fuzzer: 100,000 calls or more, from root and from another uid at
  * once, with random commands, sizes, flags, bad pointers and overflowing
- * lengths, on the device, region files, dma-bufs, plus random mmaps. Passes
+ * lengths, on the device, region files, dma-bufs, plus random mmaps.
+ * CREATE_USER gets ranges over the fuzzer's own memory that straddle holes,
+ * PFN maps of imported user memory, unmapped and kernel addresses and
+ * overflowing lengths, while a second thread maps and unmaps a window
+ * inside them. Passes
  * when nothing crashes or hangs and every counter is back at baseline after
  * (run-tests then checks the kernel log for oopses and warnings).
  * FUZZ_SEED=N repeats a run; FUZZ_CALLS=N changes its length. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -43,8 +48,70 @@ static uint64_t below(uint64_t n)
 static const unsigned long commands[] = {
 	SHMEMCOMM_IOC_GET_INFO, SHMEMCOMM_IOC_CREATE, SHMEMCOMM_IOC_IMPORT,
 	SHMEMCOMM_IOC_REGION_INFO, SHMEMCOMM_IOC_EXPORT, SHMEMCOMM_IOC_REVOKE,
-	SHMEMCOMM_IOC_EXPORT_DMABUF,
+	SHMEMCOMM_IOC_EXPORT_DMABUF, SHMEMCOMM_IOC_CREATE_USER,
 };
+
+/*
+ * CREATE_USER's playground: 64 pages with a hole at page 20 and a window
+ * at pages 40-47 that the churn thread keeps unmapping and mapping again.
+ */
+#define PLAY_PAGES 64
+static uint8_t *playground;
+static volatile int churn_stop;
+
+static void *churn(void *unused)
+{
+	uint8_t *window = playground + 40 * 4096;
+
+	(void)unused;
+	while (!churn_stop) {
+		munmap(window, 8 * 4096);
+		mmap(window, 8 * 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		window[0] = 1;
+		madvise(window, 8 * 4096, MADV_DONTNEED);
+	}
+	return NULL;
+}
+
+/* The hole, a PFN map (the fuzzer's own user region, mapped at pages 30-31) */
+static void make_playground(void)
+{
+	struct shmemcomm_create_user u = { .size = 2 * 4096 };
+	uint8_t *backing;
+	int dev;
+
+	playground = mmap(NULL, PLAY_PAGES * 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(playground != MAP_FAILED);
+	memset(playground, 7, PLAY_PAGES * 4096);
+	CHECK(munmap(playground + 20 * 4096, 4096) == 0);
+	backing = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(backing != MAP_FAILED);
+	u.addr = (uintptr_t)backing;
+	dev = open(SHMEMCOMM_DEVICE_PATH, O_RDWR);
+	CHECK(dev >= 0);
+	CHECK(ioctl(dev, SHMEMCOMM_IOC_CREATE_USER, &u) == 0);
+	CHECK(mmap(playground + 30 * 4096, 2 * 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_FIXED, u.fd, 0) != MAP_FAILED);
+	close(u.fd);
+	close(dev);
+}
+
+static uint64_t user_address(void)
+{
+	switch (below(8)) {
+	case 0:
+		return 0xffff888000000000ull + below(1 << 20);	/* kernel */
+	case 1:
+		return 0x7ffffffff000ull - below(8192);	/* unmapped, top */
+	case 2:
+		return below(1 << 16);	/* the zero page and below mmap_min_addr */
+	default:
+		return (uintptr_t)playground + below(PLAY_PAGES * 4096);
+	}
+}
 
 static unsigned long random_command(void)
 {
@@ -97,6 +164,14 @@ static void fill_argument(unsigned long cmd, uint64_t *buf)
 
 		im->handle = below(4) ? shared->handles[below(HANDLES)] : next();
 		im->flags = (uint32_t)below(3);
+	} else if (cmd == SHMEMCOMM_IOC_CREATE_USER) {
+		struct shmemcomm_create_user *u = (void *)buf;
+
+		u->addr = user_address();
+		u->size = below(3) ? 1 + below(PLAY_PAGES * 4096) : interesting_size();
+		u->stale_word = below(3) ? 0 : below(2) ? user_address() & ~3ull :
+			next();
+		u->flags = below(4) ? (uint32_t)below(2) : (uint32_t)next();
 	} else if (cmd == SHMEMCOMM_IOC_EXPORT) {
 		struct shmemcomm_export *e = (void *)buf;
 
@@ -140,6 +215,8 @@ static void remember_result(struct pool *pool, unsigned long cmd, uint64_t *buf)
 {
 	if (cmd == SHMEMCOMM_IOC_CREATE)
 		pool_put(pool, ((struct shmemcomm_create *)buf)->fd);
+	else if (cmd == SHMEMCOMM_IOC_CREATE_USER)
+		pool_put(pool, ((struct shmemcomm_create_user *)buf)->fd);
 	else if (cmd == SHMEMCOMM_IOC_IMPORT)
 		pool_put(pool, ((struct shmemcomm_import *)buf)->fd);
 	else if (cmd == SHMEMCOMM_IOC_EXPORT_DMABUF)
@@ -171,7 +248,7 @@ static const char *command_name(unsigned long cmd)
 {
 	static const char *const names[] = {
 		"get_info", "create", "import", "region_info", "export", "revoke",
-		"export_dmabuf",
+		"export_dmabuf", "create_user",
 	};
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -246,7 +323,7 @@ int main(void)
 	pid_t pid;
 
 	printf("fuzz: FUZZ_SEED=%llu, %ld calls\n", (unsigned long long)seed, calls);
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	/* a small cap, so that the fuzzer's large sizes are refused, not allocated */
 	saved_cap = read_number(PARAM_DIR "max_pinned_mb");
 	write_string(PARAM_DIR "max_pinned_mb", "64");
@@ -269,7 +346,13 @@ int main(void)
 		rng_state = seed * 2 + 1 + uid;
 		if (uid)
 			become(UNPRIVILEGED_UID, UNPRIVILEGED_GID);
+		make_playground();
+		pthread_t churner;
+
+		CHECK(pthread_create(&churner, NULL, churn, NULL) == 0);
 		fuzz(uid ? calls / 2 : calls - calls / 2, 3, uid ? "uid 1000" : "root");
+		churn_stop = 1;
+		CHECK(pthread_join(churner, NULL) == 0);
 		_exit(0);
 	}
 	for (int i = 0; i < 2; i++) {

@@ -27,8 +27,11 @@ struct counters {
 	long long foll_pins;	/* acquired - released */
 };
 void read_counters(struct counters *c);
-/* Fails unless every counter is back at @baseline, waiting up to 5 s for
- * exits and deferred releases to finish. */
+/* read_counters for a test's start: the FOLL_PIN count is the least of a
+ * few looks, since other processes pin pages for a moment too. */
+void read_baseline(struct counters *c);
+/* Fails unless the module's counters are back at @baseline and FOLL_PIN
+ * pins at or below it, waiting up to 5 s for exits and deferred releases. */
 void expect_counters(const struct counters *baseline);
 
 void open_device(struct sc_kmod *dev);
@@ -63,6 +66,13 @@ void expect_log_end(const char *what, const char *want);
 			FAIL("%s returned %ld (%s), wanted -%s", #expr,    \
 			     logged_ret_, strerror((int)-logged_ret_), #err); \
 	} while (0)
+
+/*
+ * This process's region @handle as `shmemctl -j regions` shows it: the rest
+ * of the JSON line (read into @line) from its "handle" on; fails the test
+ * if there is none.
+ */
+char *shmemctl_row(uint64_t handle, char *line, size_t len);
 
 void fill_pattern(void *addr, size_t len, uint32_t seed);
 int check_pattern(const void *addr, size_t len, uint32_t seed);

@@ -1,5 +1,6 @@
 /* GET_INFO reports the ABI, features and limits; the library accepts this
- * module and would refuse another major; the device node has dev_mode. */
+ * module, would refuse another major, and says so when a module of an older
+ * minor lacks a feature; the device node has dev_mode. */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,9 +10,10 @@
 int main(void)
 {
 	struct shmemcomm_info info = { 0 }, other;
-	struct sc_kmod dev;
+	struct sc_kmod_region region;
+	struct sc_kmod dev, old;
+	char why[512], want[32];
 	struct stat st;
-	char why[512];
 
 	open_device(&dev);
 	CHECK_EQ(dev.info.abi_major, SHMEMCOMM_ABI_MAJOR);
@@ -36,7 +38,16 @@ int main(void)
 	other = dev.info;
 	other.abi_major = SHMEMCOMM_ABI_MAJOR + 1;
 	CHECK_ERR(sc_kmod_check_abi(&other, why, sizeof(why)), EPROTO);
-	CHECK(strstr(why, "ABI 2.0") && strstr(why, "needs ABI major 1"));
+	snprintf(want, sizeof(want), "ABI %d.%u", SHMEMCOMM_ABI_MAJOR + 1, other.abi_minor);
+	CHECK(strstr(why, want) && strstr(why, "needs ABI major 1"));
+
+	/* a module of ABI minor 0 has no user-memory regions: said, not crashed */
+	CHECK(dev.info.features & SHMEMCOMM_FEATURE_USER_MEMORY);
+	old = dev;
+	old.info.abi_minor = 0;
+	old.info.features &= ~SHMEMCOMM_FEATURE_USER_MEMORY;
+	CHECK_ERR_LOGGED(sc_kmod_create_user(&old, why, sizeof(why), 0, NULL, &region),
+			 EOPNOTSUPP, "has no user-memory regions");
 
 	CHECK(stat(SHMEMCOMM_DEVICE_PATH, &st) == 0);
 	CHECK(S_ISCHR(st.st_mode));

@@ -1,6 +1,8 @@
 /* kill -9 in the middle of use releases everything: after 1,000 cycles of
- * create/export/import/map (and, every tenth cycle, an RDMA MR on the
- * imported mapping) ended by SIGKILL at varying points, the module's
+ * create/export/import/map on driver pages (and, every tenth cycle, an RDMA
+ * MR on the imported mapping) and 1,000 on user memory (the owner's buffer
+ * pinned by CREATE_USER, touched and, every tenth cycle, registered as an
+ * MR by the owner too), ended by SIGKILL at varying points, the module's
  * counters and the kernel's FOLL_PIN counters are back at baseline. */
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,20 +20,36 @@ static void keep_touching(volatile uint8_t *p, size_t size)
 		p[i]++;
 }
 
-static void owner(int handle_out, uint64_t size)
+static void owner(int handle_out, uint64_t size, int user_memory, int with_mr)
 {
+	static volatile uint32_t stale_word;
 	struct sc_kmod_region region;
 	struct sc_kmod dev;
+	struct rc_end end;
+	uint8_t *buf = NULL;
 
 	open_device(&dev);
-	CHECK_OK(sc_kmod_create(&dev, size, SHMEMCOMM_NUMA_ANY, &region));
-	CHECK_OK(sc_kmod_map(&region, 1));
+	if (user_memory) {
+		buf = malloc(size);
+		CHECK(buf != NULL);
+		CHECK_OK(sc_kmod_create_user(&dev, buf, size, 0, &stale_word, &region));
+		if (with_mr) {
+			rc_open(&end, 0);
+			CHECK(ibv_reg_mr(end.pd, buf, size,
+					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+		}
+	} else {
+		CHECK_OK(sc_kmod_create(&dev, size, SHMEMCOMM_NUMA_ANY, &region));
+		CHECK_OK(sc_kmod_map(&region, 1));
+		buf = region.addr;
+	}
 	CHECK_OK(sc_kmod_export(&region, SHMEMCOMM_EXPORT_SCOPE_OWNER));
 	CHECK(write(handle_out, &region.handle, sizeof(region.handle)) ==
 	      sizeof(region.handle));
-	keep_touching(region.addr, region.size);
+	keep_touching(buf, size);
 }
 
+/* an RDMA MR only on driver pages: an importer's map of user memory is a PFN map */
 static void importer(int ready_out, uint64_t handle, int with_mr)
 {
 	struct sc_kmod_region region;
@@ -62,7 +80,7 @@ static void reap(pid_t pid)
 		FAIL("a cycle's child failed with %d", WEXITSTATUS(status));
 }
 
-static void cycle(unsigned int n)
+static void cycle(unsigned int n, int user_memory)
 {
 	int handle_pipe[2], ready_pipe[2];
 	uint64_t size = 4096ull << (n % 9);	/* 4 KiB .. 1 MiB */
@@ -74,7 +92,7 @@ static void cycle(unsigned int n)
 	owner_pid = fork();
 	CHECK(owner_pid >= 0);
 	if (!owner_pid)
-		owner(handle_pipe[1], size);
+		owner(handle_pipe[1], size, user_memory, user_memory && n % 10 == 0);
 	close(handle_pipe[1]);
 
 	if (n % 7 == 6) {
@@ -93,7 +111,7 @@ static void cycle(unsigned int n)
 	importer_pid = fork();
 	CHECK(importer_pid >= 0);
 	if (!importer_pid)
-		importer(ready_pipe[1], handle, n % 10 == 0);
+		importer(ready_pipe[1], handle, !user_memory && n % 10 == 0);
 	close(ready_pipe[1]);
 
 	switch (n % 3) {
@@ -121,13 +139,18 @@ int main(void)
 {
 	struct counters baseline;
 
-	read_counters(&baseline);
-	for (unsigned int n = 0; n < CYCLES; n++) {
-		cycle(n);
-		if ((n + 1) % 250 == 0)
-			printf("kill_cycles: %u cycles\n", n + 1);
+	read_baseline(&baseline);
+	for (int user_memory = 0; user_memory <= 1; user_memory++) {
+		const char *kind = user_memory ? "user memory" : "driver pages";
+
+		for (unsigned int n = 0; n < CYCLES; n++) {
+			cycle(n, user_memory);
+			if ((n + 1) % 500 == 0)
+				printf("kill_cycles: %u cycles on %s\n", n + 1, kind);
+		}
+		expect_counters(&baseline);
+		printf("kill_cycles: %d cycles on %s, counters back at baseline\n", CYCLES,
+		       kind);
 	}
-	expect_counters(&baseline);
-	printf("kill_cycles: %d cycles, counters back at baseline\n", CYCLES);
 	return 0;
 }

@@ -32,7 +32,7 @@ int main(void)
 	struct sc_kmod dev;
 	uint8_t *p;
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_OK(sc_kmod_create(&dev, SIZE, SHMEMCOMM_NUMA_ANY, &region));
 	CHECK_OK(sc_kmod_map(&region, 1));

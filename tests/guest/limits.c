@@ -99,7 +99,7 @@ int main(void)
 	long long saved_cap;
 	char cap[32];
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	bad_arguments(&dev);
 	expect_child_ok(run_child(memlock_refused, NULL), "RLIMIT_MEMLOCK");

@@ -481,7 +481,7 @@ int main(void)
 
 	/* a dump that never ends fails the test rather than hanging it */
 	alarm(120);
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	open_genl(&g);
 	check_info(&g, &dev);

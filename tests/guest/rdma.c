@@ -12,19 +12,6 @@
 #define OFFSET (64u << 10)
 #define LEN (256u << 10)
 
-static void send_all(int fd, const void *buf, size_t len)
-{
-	CHECK(write(fd, buf, len) == (ssize_t)len);
-}
-
-static void recv_all(int fd, void *buf, size_t len)
-{
-	ssize_t n = read(fd, buf, len);
-
-	if (n != (ssize_t)len)
-		FAIL("the other process went away (read %zd of %zu bytes)", n, len);
-}
-
 /* the importer: the write's target */
 static int target(uint64_t handle, int sock)
 {
@@ -73,7 +60,7 @@ int main(void)
 	char byte;
 	pid_t pid;
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_OK(sc_kmod_create(&dev, SIZE, SHMEMCOMM_NUMA_ANY, &region));
 	CHECK_OK(sc_kmod_map(&region, 1));

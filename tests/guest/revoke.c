@@ -21,7 +21,7 @@ int main(void)
 	char byte;
 	pid_t pid;
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_OK(sc_kmod_create(&dev, SIZE, SHMEMCOMM_NUMA_ANY, &owner));
 	CHECK_OK(sc_kmod_map(&owner, 1));

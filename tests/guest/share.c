@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "import"))
 		return importer(strtoull(argv[2], NULL, 0), atoi(argv[3]));
 
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	open_device(&dev);
 	CHECK_OK(sc_kmod_create(&dev, SIZE, SHMEMCOMM_NUMA_ANY, &region));
 	CHECK_OK(sc_kmod_region_info(&region, &info));

@@ -1,11 +1,13 @@
 /* Hostile concurrency, for STRESS_SECONDS (default 60): owner processes
- * create regions, export them, write them and make dma-bufs while a sibling
- * thread reads and writes too, then revoke or simply close; importer
+ * create regions (driver pages, or user memory over their own buffers),
+ * export them, write them and make dma-bufs while a sibling thread reads and
+ * writes too, then revoke, unmap a user-memory buffer under its importers
+ * (the region goes stale), or simply close; importer
  * processes import, map, read and check every word, and unmap, while a
  * sibling thread faults the same mapping at random, map the region's
  * dma-bufs, and fork children that touch the mapping; and this process
  * SIGKILLs a worker every so often and starts another. Fails on a wrong
- * word, a SIGBUS that no revoke explains, any other signal, a worker that
+ * word, a SIGBUS that no revoke or stale region explains, any other signal, a worker that
  * ends otherwise, or counters not back at their start (run-tests then
  * checks the kernel log and rmmod). Prints what it did. */
 #include <pthread.h>
@@ -32,7 +34,8 @@ struct board {
 	_Atomic int stop;
 	_Atomic uint32_t next_seed;
 	_Atomic uint64_t handle[SLOTS];
-	_Atomic uint64_t created, revoked, dmabufs, imports, import_refused, maps, map_refused;
+	_Atomic uint64_t created, user_created, revoked, made_stale, dmabufs, imports, import_refused;
+	_Atomic uint64_t maps, map_refused;
 	_Atomic uint64_t words, sibling_reads, sigbus_after_revoke, forks;
 };
 
@@ -102,14 +105,14 @@ static void on_sigbus(int sig)
 	siglongjmp(*bus_jump, 1);
 }
 
-/* A SIGBUS on an importer's mapping is right only once the region is revoked. */
+/* A SIGBUS on an importer's mapping is right only once the region is revoked or stale. */
 static void sigbus_seen(int region_fd)
 {
 	struct shmemcomm_region_info info = { 0 };
 
 	CHECK(ioctl(region_fd, SHMEMCOMM_IOC_REGION_INFO, &info) == 0);
-	if (!(info.state & SHMEMCOMM_STATE_REVOKED))
-		FAIL("SIGBUS on a mapping of a region that is not revoked");
+	if (!(info.state & (SHMEMCOMM_STATE_REVOKED | SHMEMCOMM_STATE_STALE)))
+		FAIL("SIGBUS on a mapping of a region that is neither revoked nor stale");
 	atomic_fetch_add(&board->sigbus_after_revoke, 1);
 }
 
@@ -151,6 +154,7 @@ static int touch_all(const volatile uint64_t *w, size_t size)
 
 struct owner_region {
 	struct sc_kmod_region r;
+	uint8_t *buf;	/* the mapping, or the user memory, the owner writes */
 	uint32_t seed;
 	_Atomic int live;
 	_Atomic uint16_t gen;
@@ -164,7 +168,7 @@ static void *owner_sibling(void *arg)
 
 	while (!atomic_load(&board->stop) && atomic_load(&o->live)) {
 		size_t words = o->r.size / 8, i = rnd(&rs, (uint32_t)words);
-		volatile uint64_t *w = o->r.addr;
+		volatile uint64_t *w = (volatile uint64_t *)o->buf;
 
 		/* the owner keeps access after a revoke: no SIGBUS here */
 		if (touch(w, o->r.size, &rs, 1))
@@ -178,15 +182,28 @@ static void owner_round(uint32_t *rs)
 {
 	static const uint64_t sizes[] = { 64u << 10, 256u << 10, 1u << 20 };
 	struct owner_region o = { .live = 1 };
-	uint64_t handle, expected;
+	uint64_t handle, expected, size = sizes[rnd(rs, 3)];
+	int slot, dmabuf, user_memory = (int)rnd(rs, 2);
+	uint8_t *buf = NULL;
 	pthread_t sibling;
-	int slot, dmabuf;
 
-	if (sc_kmod_create(&dev, sizes[rnd(rs, 3)], SHMEMCOMM_NUMA_ANY, &o.r))
-		FAIL("create failed");
-	CHECK_OK(sc_kmod_map(&o.r, 1));
+	if (user_memory) {
+		/* the owner's own buffer; o.r.addr stays NULL, so release unmaps nothing */
+		buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		CHECK(buf != MAP_FAILED);
+		if (sc_kmod_create_user(&dev, buf, size, 0, NULL, &o.r))
+			FAIL("create_user failed");
+		atomic_fetch_add(&board->user_created, 1);
+	} else {
+		if (sc_kmod_create(&dev, size, SHMEMCOMM_NUMA_ANY, &o.r))
+			FAIL("create failed");
+		CHECK_OK(sc_kmod_map(&o.r, 1));
+		buf = o.r.addr;
+	}
+	o.buf = buf;
 	o.seed = atomic_fetch_add(&board->next_seed, 1);
-	write_words(o.r.addr, 0, o.r.size / 8, o.seed, 0);
+	write_words((volatile uint64_t *)buf, 0, o.r.size / 8, o.seed, 0);
 	atomic_fetch_add(&board->created, 1);
 	CHECK_OK(sc_kmod_export(&o.r, SHMEMCOMM_EXPORT_SCOPE_ANY));
 	handle = o.r.handle;
@@ -198,7 +215,8 @@ static void owner_round(uint32_t *rs)
 		uint16_t gen = (uint16_t)(atomic_fetch_add(&o.gen, 1) + 1);
 		size_t page = rnd(rs, (uint32_t)(o.r.size / PAGE)), words = PAGE / 8;
 
-		write_words(o.r.addr, page * words, page * words + words, o.seed, gen);
+		write_words((volatile uint64_t *)buf, page * words, page * words + words, o.seed,
+			    gen);
 		if (rnd(rs, 4) == 0) {
 			dmabuf = sc_kmod_export_dmabuf(&o.r);
 			CHECK(dmabuf >= 0);
@@ -212,11 +230,20 @@ static void owner_round(uint32_t *rs)
 		atomic_fetch_add(&board->revoked, 1);
 		usleep(rnd(rs, 2000));	/* the sibling faults the pages back in */
 	}
-	expected = handle;
-	atomic_compare_exchange_strong(&board->handle[slot], &expected, 0);
 	atomic_store(&o.live, 0);
 	CHECK(pthread_join(sibling, NULL) == 0);
+	if (user_memory && rnd(rs, 2)) {
+		/* under the importers, while the handle is still on offer */
+		CHECK(munmap(buf, size) == 0);
+		buf = NULL;
+		atomic_fetch_add(&board->made_stale, 1);
+		usleep(rnd(rs, 2000));
+	}
+	expected = handle;
+	atomic_compare_exchange_strong(&board->handle[slot], &expected, 0);
 	sc_kmod_release(&o.r);
+	if (user_memory && buf)
+		CHECK(munmap(buf, size) == 0);
 }
 
 /* ---- importers ---- */
@@ -277,8 +304,8 @@ static void importer_round(struct importer *imp, uint32_t *rs)
 		return;
 	}
 	if (ioctl(dev.fd, SHMEMCOMM_IOC_IMPORT, &args)) {
-		/* the owner revoked it, or closed it and it is gone */
-		if (errno != EKEYREVOKED && errno != ENOENT)
+		/* the owner revoked it, unmapped its user memory, or closed it */
+		if (errno != EKEYREVOKED && errno != ESTALE && errno != ENOENT)
 			FAIL("import failed: %s", strerror(errno));
 		atomic_fetch_add(&board->import_refused, 1);
 		return;
@@ -286,7 +313,7 @@ static void importer_round(struct importer *imp, uint32_t *rs)
 	atomic_fetch_add(&board->imports, 1);
 	map = mmap(NULL, args.size, PROT_READ, MAP_SHARED, args.fd, 0);
 	if (map == MAP_FAILED) {
-		if (errno != EKEYREVOKED)
+		if (errno != EKEYREVOKED && errno != ESTALE)
 			FAIL("mmap of an import failed: %s", strerror(errno));
 		atomic_fetch_add(&board->map_refused, 1);
 		close(args.fd);
@@ -311,7 +338,7 @@ static void importer_round(struct importer *imp, uint32_t *rs)
 	}
 	if (rnd(rs, 4) == 0)
 		fork_and_touch(imp, rs);
-	/* the import's dma-buf, mapped and read, unless revoked by now */
+	/* the import's dma-buf, mapped and read, unless revoked or stale by now */
 	if (rnd(rs, 3) == 0) {
 		if (ioctl(args.fd, SHMEMCOMM_IOC_EXPORT_DMABUF, &dargs) == 0) {
 			void *via = mmap(NULL, args.size, PROT_READ, MAP_SHARED, dargs.fd, 0);
@@ -321,11 +348,11 @@ static void importer_round(struct importer *imp, uint32_t *rs)
 				if (touch(via, args.size, rs, 2))
 					sigbus_seen(args.fd);
 				CHECK(munmap(via, args.size) == 0);
-			} else if (errno != EKEYREVOKED) {
+			} else if (errno != EKEYREVOKED && errno != ESTALE) {
 				FAIL("mmap of an import's dma-buf failed: %s", strerror(errno));
 			}
 			close(dargs.fd);
-		} else if (errno != EKEYREVOKED) {
+		} else if (errno != EKEYREVOKED && errno != ESTALE) {
 			FAIL("EXPORT_DMABUF of an import failed: %s", strerror(errno));
 		}
 	}
@@ -389,7 +416,7 @@ int main(void)
 	CHECK(board != MAP_FAILED);
 	memset(board, 0, sizeof(*board));
 	atomic_store(&board->next_seed, 1);
-	read_counters(&baseline);
+	read_baseline(&baseline);
 	for (int i = 0; i < WORKERS; i++)
 		pids[i] = start_worker(i, rs + (uint32_t)i * 977u);
 
@@ -417,11 +444,13 @@ int main(void)
 	}
 
 	printf("stress: %ld s, %d owner and %d importer processes of 2 threads each: "
-	       "%llu regions made, %llu revoked; %llu imports (%llu refused), %llu maps (%llu refused); "
-	       "%llu dma-bufs; %llu words checked; %llu sibling reads; %llu SIGBUS after a revoke; "
-	       "%llu forks; %llu SIGKILLs\n",
+	       "%llu regions made (%llu of user memory), %llu revoked, %llu made stale; "
+	       "%llu imports (%llu refused), %llu maps (%llu refused); "
+	       "%llu dma-bufs; %llu words checked; %llu sibling reads; "
+	       "%llu SIGBUS after a revoke or stale; %llu forks; %llu SIGKILLs\n",
 	       seconds, OWNERS, IMPORTERS,
-	       (unsigned long long)board->created, (unsigned long long)board->revoked,
+	       (unsigned long long)board->created, (unsigned long long)board->user_created,
+	       (unsigned long long)board->revoked, (unsigned long long)board->made_stale,
 	       (unsigned long long)board->imports, (unsigned long long)board->import_refused,
 	       (unsigned long long)board->maps, (unsigned long long)board->map_refused,
 	       (unsigned long long)board->dmabufs, (unsigned long long)board->words,
@@ -430,6 +459,7 @@ int main(void)
 	       (unsigned long long)board->forks, (unsigned long long)kills);
 	/* a run that never reached these paths proves nothing */
 	CHECK(board->revoked > 0 && board->maps > 0 && board->words > 0);
+	CHECK(board->user_created > 0 && board->made_stale > 0);
 	CHECK(board->sigbus_after_revoke > 0 && board->forks > 0 && kills > 0);
 	expect_counters(&baseline);
 	return 0;

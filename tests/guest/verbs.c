@@ -1,6 +1,7 @@
 #include "verbs.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -121,4 +122,17 @@ void rc_close(struct rc_end *end)
 		CHECK(!ibv_destroy_cq(end->cq));
 	CHECK(!ibv_dealloc_pd(end->pd));
 	CHECK(!ibv_close_device(end->ctx));
+}
+
+void send_all(int fd, const void *buf, size_t len)
+{
+	CHECK(write(fd, buf, len) == (ssize_t)len);
+}
+
+void recv_all(int fd, void *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len);
+
+	if (n != (ssize_t)len)
+		FAIL("the other process went away (read %zd of %zu bytes)", n, len);
 }

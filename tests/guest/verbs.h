@@ -2,6 +2,8 @@
 #ifndef SHMEMCOMM_TESTS_VERBS_H
 #define SHMEMCOMM_TESTS_VERBS_H
 
+#include <stddef.h>
+
 #include <infiniband/verbs.h>
 
 struct rc_end {
@@ -28,5 +30,9 @@ void rc_connect(struct rc_end *end, const struct rc_address *remote);
 void rc_write(struct rc_end *end, struct ibv_mr *local, size_t len,
 	      const struct rc_address *remote);
 void rc_close(struct rc_end *end);
+
+/* The side channel two test processes connect over: all of @len, or the test fails. */
+void send_all(int fd, const void *buf, size_t len);
+void recv_all(int fd, void *buf, size_t len);
 
 #endif

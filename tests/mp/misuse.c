@@ -5,14 +5,21 @@
  *   init-twice    shmem_init twice
  *   after-final   shmem_malloc after shmem_finalize
  *   not-symmetric shmem_putmem to a stack address
+ *   library-global shmem_putmem to a shared library's global (libc's timezone,
+ *                 found by dlsym: a variable the program names would be
+ *                 copied into its own data)
+ *   private-global shmem_putmem to a global (run with SHMEMCOMM_GLOBALS=0)
  *   bad-pe        shmem_long_p to PE n_pes
  *   double-free   shmem_free twice
  *   bad-stride    shmem_long_iput with stride 0
  *   asymmetric    PEs allocate different sizes (needs SHMEMCOMM_DEBUG=1)
  */
+#include <dlfcn.h>
 #include <string.h>
 
 #include "mp.h"
+
+static long a_global;
 
 int main(int argc, char **argv)
 {
@@ -27,6 +34,10 @@ int main(int argc, char **argv)
 		shmem_init();
 	else if (!strcmp(what, "not-symmetric"))
 		shmem_putmem(&local, remote, sizeof(long), 0);
+	else if (!strcmp(what, "library-global"))
+		shmem_putmem(dlsym(RTLD_DEFAULT, "timezone"), remote, sizeof(long), 0);
+	else if (!strcmp(what, "private-global"))
+		shmem_putmem(&a_global, remote, sizeof(long), 0);
 	else if (!strcmp(what, "bad-pe"))
 		shmem_long_p(remote, 1, shmem_n_pes());
 	else if (!strcmp(what, "double-free")) {

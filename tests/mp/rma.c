@@ -16,7 +16,8 @@ int main(void)
 	double *doubles;
 	int32_t *words;
 	char *bytes;
-	static int not_symmetric;
+	static int a_static;
+	int not_symmetric = 0;	/* the stack */
 
 	shmem_init();
 	me = shmem_my_pe();
@@ -118,6 +119,9 @@ int main(void)
 	MP_CHECK(!shmem_pe_accessible(npes));
 	MP_CHECK(!shmem_addr_accessible(&not_symmetric, 0));
 	MP_CHECK(shmem_ptr(&not_symmetric, 0) == NULL);
+	/* statics are symmetric (tests/mp/globals.c uses them) */
+	MP_CHECK(shmem_addr_accessible(&a_static, 0));
+	MP_CHECK(shmem_ptr(&a_static, me) == &a_static);
 
 	shmem_barrier_all();
 	shmem_free(bytes);

@@ -1,5 +1,6 @@
 /* The kmod back end's checks that need no module: ABI refusal, device path,
- * and the messages for a missing or foreign device. */
+ * the messages for a missing or foreign device, and a module of an older
+ * minor that lacks user-memory regions. */
 #include <stdlib.h>
 
 #include "capture.h"
@@ -74,6 +75,23 @@ static void foreign_device_is_refused(void)
 	unsetenv("SHMEMCOMM_DEVICE");
 }
 
+static void module_without_user_memory_is_refused_by_name(void)
+{
+	struct sc_kmod dev = { .fd = -1, .info = { .abi_major = SHMEMCOMM_ABI_MAJOR,
+						   .features = SHMEMCOMM_FEATURE_EXPORT } };
+	struct sc_kmod_region region;
+	struct capture cap;
+	const char *text;
+	char buf[64];
+
+	capture_start(&cap);
+	CHECK_ERR(sc_kmod_create_user(&dev, buf, sizeof(buf), 0, NULL, &region), EOPNOTSUPP);
+	text = capture_end(&cap);
+	CHECK_CONTAINS(text, "has no user-memory regions");
+	CHECK_CONTAINS(text, "ABI 1.1 and later");
+	CHECK_EQ(region.fd, -1);
+}
+
 int main(void)
 {
 	abi_same_major_is_accepted();
@@ -81,5 +99,6 @@ int main(void)
 	device_path_follows_environment();
 	missing_device_says_what_to_do();
 	foreign_device_is_refused();
+	module_without_user_memory_is_refused_by_name();
 	return 0;
 }

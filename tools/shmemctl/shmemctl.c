@@ -36,6 +36,8 @@ static const char *const refusal_names[] = {
 	[SHMEMCOMM_REFUSAL_ACCESS] = "access",
 	[SHMEMCOMM_REFUSAL_NOT_OWNER] = "not_owner",
 	[SHMEMCOMM_REFUSAL_EXPORTED] = "exported",
+	[SHMEMCOMM_REFUSAL_STALE] = "stale",
+	[SHMEMCOMM_REFUSAL_UNPINNABLE] = "unpinnable",
 };
 
 static const struct {
@@ -46,6 +48,7 @@ static const struct {
 	{ SHMEMCOMM_FEATURE_HUGE_CHUNKS, "huge_chunks" },
 	{ SHMEMCOMM_FEATURE_EXPORT, "export" },
 	{ SHMEMCOMM_FEATURE_DMABUF, "dmabuf" },
+	{ SHMEMCOMM_FEATURE_USER_MEMORY, "user_memory" },
 };
 
 static void usage(FILE *out)
@@ -287,15 +290,24 @@ static const char *access_text(uint64_t state, uint64_t flags)
 
 static const char *state_text(uint64_t state)
 {
+	if (state & SHMEMCOMM_STATE_STALE)
+		return "stale";
 	if (state & SHMEMCOMM_STATE_REVOKED)
 		return "revoked";
 	return state & SHMEMCOMM_STATE_EXPORTED ? "exported" : "private";
 }
 
+static const char *kind_text(uint64_t kind)
+{
+	return kind == SHMEMCOMM_KIND_USER ? "user" :
+	       kind == SHMEMCOMM_KIND_PAGES ? "pages" : "?";
+}
+
 static int on_region(const struct nlmsghdr *nlh, void *data)
 {
 	uint64_t id, handle, size, pinned, pid, uid, gid, flags, state, importers, mappings;
-	uint64_t node, chunks, dmabufs, attachments;
+	uint64_t node, chunks, dmabufs, attachments, kind = SHMEMCOMM_KIND_PAGES;
+	uint64_t kept_events = 0;
 	const char *comm;
 	int *count = data;
 	char handle_text[24];
@@ -318,6 +330,13 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_CHUNKS, &chunks) ||
 	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_DMABUFS, &dmabufs) ||
 	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_DMABUF_ATTACHMENTS, &attachments))
+		return MNL_CB_ERROR;
+	/* absent from modules of ABI minor 0, and for driver pages */
+	if (r.attr[SHMEMCOMM_ATTR_REGION_KIND] &&
+	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_KIND, &kind))
+		return MNL_CB_ERROR;
+	if (r.attr[SHMEMCOMM_ATTR_REGION_KEPT_EVENTS] &&
+	    !get_u64(&r, SHMEMCOMM_ATTR_REGION_KEPT_EVENTS, &kept_events))
 		return MNL_CB_ERROR;
 	comm = r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM] &&
 	       !mnl_attr_validate(r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM], MNL_TYPE_NUL_STRING) ?
@@ -348,18 +367,21 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 		print_u64("chunks", NULL, chunks);
 		print_u64("dmabufs", NULL, dmabufs);
 		print_u64("dmabuf_attachments", NULL, attachments);
+		print_string("kind", NULL, kind_text(kind));
+		if (kind == SHMEMCOMM_KIND_USER)
+			print_u64("kept_events", NULL, kept_events);
 		close_object();
 	} else {
 		if (!*count)
-			printf("%-6s %-18s %14s %14s %8s %6s %-15s %-11s %-8s %9s %8s %4s %6s %7s %8s\n",
-			       "ID", "HANDLE", "SIZE", "PINNED", "PID", "UID", "COMM", "ACCESS",
-			       "STATE", "IMPORTERS", "MAPPINGS", "NODE", "CHUNKS", "DMABUFS",
-			       "ATTACHED");
-		printf("%-6" PRIu64 " %-18s %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %6" PRIu64
+			printf("%-6s %-5s %-18s %14s %14s %8s %6s %-15s %-11s %-8s %9s %8s %4s %6s %7s %8s\n",
+			       "ID", "KIND", "HANDLE", "SIZE", "PINNED", "PID", "UID", "COMM",
+			       "ACCESS", "STATE", "IMPORTERS", "MAPPINGS", "NODE", "CHUNKS",
+			       "DMABUFS", "ATTACHED");
+		printf("%-6" PRIu64 " %-5s %-18s %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %6" PRIu64
 		       " %-15s %-11s %-8s %9" PRIu64 " %8" PRIu64 " %4d %6" PRIu64 " %7" PRIu64
 		       " %8" PRIu64 "\n",
-		       id, handle ? handle_text : "-", size, pinned, pid, uid, comm,
-		       access_text(state, flags), state_text(state), importers, mappings,
+		       id, kind_text(kind), handle ? handle_text : "-", size, pinned, pid, uid,
+		       comm, access_text(state, flags), state_text(state), importers, mappings,
 		       (int32_t)(uint32_t)node, chunks, dmabufs, attachments);
 	}
 	(*count)++;

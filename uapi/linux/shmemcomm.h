@@ -5,7 +5,7 @@
  * The one ABI shared by shmemcomm.ko and libshmemcomm.
  *
  * Two kinds of file carry ioctls:
- *  - the device, /dev/shmemcomm: GET_INFO, CREATE, IMPORT;
+ *  - the device, /dev/shmemcomm: GET_INFO, CREATE, CREATE_USER, IMPORT;
  *  - a region file, returned by CREATE (the owner's) or IMPORT (an importer's):
  *    REGION_INFO, EXPORT, REVOKE, EXPORT_DMABUF, and mmap.
  *
@@ -36,13 +36,14 @@
  * taken from reserved).
  */
 #define SHMEMCOMM_ABI_MAJOR 1
-#define SHMEMCOMM_ABI_MINOR 0
+#define SHMEMCOMM_ABI_MINOR 1
 
 /* struct shmemcomm_info.features */
 #define SHMEMCOMM_FEATURE_NUMA		0x1ULL /* create on a chosen node */
 #define SHMEMCOMM_FEATURE_HUGE_CHUNKS	0x2ULL /* 2 MiB contiguous chunks */
 #define SHMEMCOMM_FEATURE_EXPORT	0x4ULL /* export, import, revoke */
 #define SHMEMCOMM_FEATURE_DMABUF	0x8ULL /* EXPORT_DMABUF */
+#define SHMEMCOMM_FEATURE_USER_MEMORY	0x10ULL /* CREATE_USER (ABI minor 1) */
 
 /**
  * struct shmemcomm_info - SHMEMCOMM_IOC_GET_INFO
@@ -99,6 +100,69 @@ struct shmemcomm_create {
 	__u64 reserved[2];
 };
 
+/* struct shmemcomm_create_user.flags */
+#define SHMEMCOMM_USER_RDONLY		0x1U /* pin for reading: every file is read-only */
+#define SHMEMCOMM_USER_FLAGS		SHMEMCOMM_USER_RDONLY
+
+/**
+ * struct shmemcomm_create_user - SHMEMCOMM_IOC_CREATE_USER: a region over the
+ *	caller's own memory
+ * @addr:	in: the first byte; need not be page aligned
+ * @size:	in: bytes (> 0); the region covers every page that
+ *		[@addr, @addr + @size) touches, at most max_region_size
+ * @stale_word:	in: 0, or the address of an aligned __u32 in the caller's
+ *		memory that the module sets to 1 when the region goes stale
+ *		(below), so that a registration cache learns of it with a
+ *		load instead of a system call; its page stays pinned while the
+ *		region lives
+ * @flags:	in: SHMEMCOMM_USER_* bits
+ * @fd:		out: the owner's region file, close-on-exec; read-only with
+ *		SHMEMCOMM_USER_RDONLY
+ * @start:	out: the first page's address, @addr rounded down
+ * @length:	out: bytes covered, a multiple of page_size; the region's
+ *		offset 0 is @start, so @addr is at offset @addr - @start
+ * @reserved:	must be zero
+ *
+ * The pages that back the range now (anonymous memory, the program's data
+ * and bss, private or shared file mappings) are pinned long-term, as
+ * ibv_reg_mr pins them: copy-on-write is broken first, so the owner keeps
+ * these very pages. They are charged like CREATE's pages.
+ *
+ * The region is these pages, not the addresses: it never follows new pages.
+ * When the owner's range stops being backed by them (munmap, mremap,
+ * MADV_DONTNEED, MADV_FREE, the owner's exit, a write to a read-only pinned
+ * page of a private file mapping), the region goes stale, for good: the
+ * stale word is set, every mapping of the region (the owner's too) is zapped
+ * and its next access gets SIGBUS, IMPORT, mmap, EXPORT_DMABUF and
+ * map_dma_buf fail with ESTALE, and dynamic dma-buf importers get
+ * move_notify. mprotect, NUMA hinting, fork's write protection and page
+ * cleaning do not change the pages and make nothing stale. After fork the
+ * child has its own copies of pinned anonymous pages; the region stays the
+ * parent's.
+ *
+ * An importer's mapping of a user-memory region is a PFN map: the kernel
+ * does not let a driver map another process's anonymous pages as ordinary
+ * pages, so get_user_pages (and ibv_reg_mr) on it fail with EFAULT. A NIC
+ * reaches the region through the owner's own buffer, or an importer's
+ * EXPORT_DMABUF and ibv_reg_dmabuf_mr.
+ *
+ * Errors: EINVAL bad argument; EFAULT part of the range is not mapped;
+ * EOPNOTSUPP the range has memory that cannot be pinned (VM_IO or VM_PFNMAP,
+ * such as another region's PFN map, or DAX); EACCES a writable region over
+ * read-only memory; ENOMEM and EPERM as for CREATE; EAGAIN the range kept
+ * changing while it was pinned. The reason is logged.
+ */
+struct shmemcomm_create_user {
+	__u64 addr;
+	__u64 size;
+	__u64 stale_word;
+	__u32 flags;
+	__s32 fd;
+	__u64 start;
+	__u64 length;
+	__u64 reserved[2];
+};
+
 /* struct shmemcomm_export.flags: who may import; the default is the owner's uid */
 #define SHMEMCOMM_EXPORT_SCOPE_OWNER	0x0U /* importer's euid == owner's euid */
 #define SHMEMCOMM_EXPORT_SCOPE_GROUP	0x1U /* importer is in owner's egid */
@@ -116,7 +180,8 @@ struct shmemcomm_create {
  * @reserved:	must be zero
  *
  * A region is exported at most once (EBUSY after that). Only the owner's
- * file may export (EPERM).
+ * file may export (EPERM). A user-memory region pinned read-only is
+ * exported with SHMEMCOMM_EXPORT_RDONLY only (EACCES).
  */
 struct shmemcomm_export {
 	__u32 flags;
@@ -137,7 +202,8 @@ struct shmemcomm_export {
  * @size:	out: the region's size in bytes
  * @reserved:	must be zero
  *
- * Errors: ENOENT no such handle, EKEYREVOKED the owner revoked it,
+ * Errors: ENOENT no such handle, EKEYREVOKED the owner revoked it, ESTALE
+ * a user-memory region that went stale,
  * EACCES the caller's credentials do not fit the export's scope, or it asked
  * to write a read-only export.
  */
@@ -154,6 +220,11 @@ struct shmemcomm_import {
 #define SHMEMCOMM_STATE_WRITABLE	0x2U /* this file may map writable */
 #define SHMEMCOMM_STATE_EXPORTED	0x4U
 #define SHMEMCOMM_STATE_REVOKED		0x8U
+#define SHMEMCOMM_STATE_STALE		0x10U /* user memory the owner no longer has */
+
+/* struct shmemcomm_region_info.kind */
+#define SHMEMCOMM_KIND_PAGES		0U /* the module's own pages (CREATE) */
+#define SHMEMCOMM_KIND_USER		1U /* a process's memory (CREATE_USER) */
 
 /**
  * struct shmemcomm_region_info - SHMEMCOMM_IOC_REGION_INFO, on a region file
@@ -163,7 +234,12 @@ struct shmemcomm_import {
  * @state:		out: SHMEMCOMM_STATE_* bits, as seen through this file
  * @numa_node:		out: the node asked for at CREATE
  * @nr_chunks:		out: as in struct shmemcomm_create
- * @reserved:		must be zero
+ * @kind:		out: SHMEMCOMM_KIND_* (0 from a module of ABI minor 0)
+ * @pad:		must be zero
+ * @user_start:		out: for the owner of a user-memory region, its start
+ *			address; else 0
+ *
+ * @kind, @pad and @user_start were reserved in ABI minor 0: zero on input.
  */
 struct shmemcomm_region_info {
 	__u64 size;
@@ -172,7 +248,9 @@ struct shmemcomm_region_info {
 	__u32 state;
 	__s32 numa_node;
 	__u32 nr_chunks;
-	__u64 reserved[2];
+	__u32 kind;
+	__u32 pad;
+	__u64 user_start;
 };
 
 /**
@@ -212,6 +290,8 @@ struct shmemcomm_dmabuf {
 #define SHMEMCOMM_IOC_GET_INFO		_IOWR(SHMEMCOMM_IOC_MAGIC, 0x00, struct shmemcomm_info)
 #define SHMEMCOMM_IOC_CREATE		_IOWR(SHMEMCOMM_IOC_MAGIC, 0x01, struct shmemcomm_create)
 #define SHMEMCOMM_IOC_IMPORT		_IOWR(SHMEMCOMM_IOC_MAGIC, 0x02, struct shmemcomm_import)
+#define SHMEMCOMM_IOC_CREATE_USER \
+	_IOWR(SHMEMCOMM_IOC_MAGIC, 0x03, struct shmemcomm_create_user)
 
 /* On a region file */
 #define SHMEMCOMM_IOC_REGION_INFO \

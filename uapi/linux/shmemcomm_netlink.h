@@ -74,13 +74,16 @@ enum shmemcomm_attr {
 	SHMEMCOMM_ATTR_REGION_OWNER_GID,	/* u32: creator's egid */
 	SHMEMCOMM_ATTR_REGION_OWNER_COMM,	/* string: creator's name at create */
 	SHMEMCOMM_ATTR_REGION_EXPORT_FLAGS,	/* u32: SHMEMCOMM_EXPORT_*, if exported */
-	SHMEMCOMM_ATTR_REGION_STATE,		/* u32: SHMEMCOMM_STATE_EXPORTED, _REVOKED */
+	SHMEMCOMM_ATTR_REGION_STATE,		/* u32: SHMEMCOMM_STATE_* but OWNER, WRITABLE */
 	SHMEMCOMM_ATTR_REGION_IMPORTERS,	/* u32: importers' region files open */
 	SHMEMCOMM_ATTR_REGION_MAPPINGS,		/* u32: live mappings (VMAs), all processes */
 	SHMEMCOMM_ATTR_REGION_NUMA_NODE,	/* s32: as asked at create, -1 any */
 	SHMEMCOMM_ATTR_REGION_CHUNKS,		/* u32: contiguous chunks */
 	SHMEMCOMM_ATTR_REGION_DMABUFS,		/* u32: its dma-bufs alive */
 	SHMEMCOMM_ATTR_REGION_DMABUF_ATTACHMENTS, /* u32: devices attached to them */
+	SHMEMCOMM_ATTR_REGION_KIND,		/* u32: SHMEMCOMM_KIND_* */
+	/* u64, user memory only: changes to the owner's range that kept its pages */
+	SHMEMCOMM_ATTR_REGION_KEPT_EVENTS,
 
 	__SHMEMCOMM_ATTR_MAX,
 	SHMEMCOMM_ATTR_MAX = __SHMEMCOMM_ATTR_MAX - 1
@@ -98,6 +101,8 @@ enum shmemcomm_refusal {
 	SHMEMCOMM_REFUSAL_ACCESS,	/* outside the export's scope, or write to read-only */
 	SHMEMCOMM_REFUSAL_NOT_OWNER,	/* export or revoke through an importer's file */
 	SHMEMCOMM_REFUSAL_EXPORTED,	/* a second export of a region */
+	SHMEMCOMM_REFUSAL_STALE,	/* import, mmap, dma-buf or its map of a stale region */
+	SHMEMCOMM_REFUSAL_UNPINNABLE,	/* CREATE_USER over memory that cannot back a region */
 
 	__SHMEMCOMM_REFUSAL_MAX,
 	SHMEMCOMM_REFUSAL_MAX = __SHMEMCOMM_REFUSAL_MAX - 1

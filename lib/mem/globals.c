@@ -1,0 +1,283 @@
+#include "mem/globals.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mem/mem.h"
+#include "util/log.h"
+
+struct data_range {
+	uintptr_t lo, hi;
+};
+
+/*
+ * The program is the first object dl_iterate_phdr reports. Its data and bss
+ * are its last writable PT_LOAD, less the part that RELRO makes read-only
+ * after relocation (which ends on a page boundary).
+ */
+static int find_program_data(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct data_range *r = arg;
+	uintptr_t relro_lo = 0, relro_hi = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && ph->p_memsz) {
+			r->lo = lo;
+			r->hi = lo + ph->p_memsz;
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			relro_lo = lo;
+			relro_hi = lo + ph->p_memsz;
+		}
+	}
+	if (relro_lo < r->hi && relro_hi > r->lo)
+		r->lo = relro_hi;
+	return 1;
+}
+
+void sc_globals_range(char **start, size_t *size)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct data_range r = { 0, 0 };
+
+	dl_iterate_phdr(find_program_data, &r);
+	r.lo &= ~(page - 1);
+	r.hi = (r.hi + page - 1) & ~(page - 1);
+	*start = (char *)r.lo;
+	*size = r.hi > r.lo ? r.hi - r.lo : 0;
+}
+
+/* the range, for the fork handler (set once, before any fork can see it) */
+static char *moved_start;
+static size_t moved_size;
+
+/*
+ * Puts [start, start + size) back on private anonymous memory, contents
+ * kept. The copy goes through a buffer of its own, not malloc: this runs
+ * in a fork child, and with the data it moves. The copy back is a loop of
+ * volatile words, not memcpy: the range can hold the program's lazily
+ * bound PLT slots (.got.plt), which read zero until it is done.
+ */
+static int privatize(char *start, size_t size)
+{
+	void *tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile uint64_t *to = (volatile uint64_t *)start;
+	const uint64_t *from = tmp;
+
+	if (tmp == MAP_FAILED)
+		return -errno;
+	memcpy(tmp, start, size);
+	if (mmap(start, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == MAP_FAILED) {
+		munmap(tmp, size);
+		return -errno;
+	}
+	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
+		to[i] = from[i];
+	munmap(tmp, size);
+	return 0;
+}
+
+/* A child of fork gets its own globals, as without the library. */
+static void privatize_in_child(void)
+{
+	if (moved_size && privatize(moved_start, moved_size))
+		_exit(127);
+}
+
+static void register_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, privatize_in_child);
+}
+
+/*
+ * Moves the data onto a new memfd: written there from where it is, then
+ * the memfd mapped over it. Between the two this thread writes no global
+ * (errno is thread-local); other threads must not write any (init runs
+ * before the program's threads do their work, as the standard expects).
+ */
+static int move_onto_memfd(char *start, size_t size, int *fd_out)
+{
+	int fd = memfd_create("shmemcomm-globals", MFD_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) || pwrite(fd, start, size, 0) != (ssize_t)size ||
+	    mmap(start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		err = errno ? -errno : -EIO;
+		close(fd);
+		return err;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static int memfd_globals(struct sc_globals *g, struct sc_boot *boot, const struct sc_node *node)
+{
+	static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
+	int *fds = calloc((size_t)node->local_size, sizeof(int));
+	int *moved = calloc((size_t)boot->size, sizeof(int));
+	int fd = -1, err, ok;
+
+	if (!fds || !moved) {
+		free(fds);
+		free(moved);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < node->local_size; i++)
+		fds[i] = -1;
+	err = move_onto_memfd(g->start, g->size, &fd);
+	if (err)
+		sc_error("PE %d cannot move its globals (%p, %zu bytes) onto a memfd: %s",
+			 boot->rank, (void *)g->start, g->size, strerror(-err));
+	moved_start = g->start;
+	moved_size = err ? 0 : g->size;
+	if (!err)
+		pthread_once(&fork_handler_once, register_fork_handler);
+	/*
+	 * Everyone moved, or everyone stops; and once all are here, the heap's
+	 * exchange, which used the same socket names, is over everywhere.
+	 */
+	ok = !err;
+	if (sc_boot_allgather(boot, &ok, sizeof(ok), moved) && !err)
+		err = -EIO;
+	for (int pe = 0; pe < boot->size && !err; pe++)
+		if (!moved[pe]) {
+			sc_error("PE %d cannot map PE %d's globals: PE %d could not share them",
+				 boot->rank, pe, pe);
+			err = -EIO;
+		}
+	free(moved);
+	if (!err)
+		err = sc_memfd_exchange(fd, boot, node, fds);
+	for (int i = 0; i < node->local_size && !err; i++) {
+		int pe = node->local_pes[i];
+		void *addr;
+
+		if (pe == boot->rank)
+			continue;
+		addr = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+		if (addr == MAP_FAILED) {
+			err = -errno;
+			sc_error("memfd: PE %d cannot map PE %d's globals: %s", boot->rank, pe,
+				 strerror(-err));
+			break;
+		}
+		g->base[pe] = addr;
+	}
+	/* fds[] holds this PE's own fd too */
+	for (int i = 0; i < node->local_size; i++)
+		if (fds[i] >= 0 && fds[i] != fd)
+			close(fds[i]);
+	if (fd >= 0)
+		close(fd);
+	free(fds);
+	return err;
+}
+
+static int kmod_globals(struct sc_globals *g, struct sc_kmod *dev, struct sc_boot *boot,
+			const struct sc_node *node)
+{
+	struct sc_kmod_region *mine = &g->regions[boot->rank];
+	uint64_t *handles = calloc((size_t)boot->size, sizeof(*handles));
+	int err;
+
+	if (!handles)
+		return -ENOMEM;
+	err = sc_kmod_create_user(dev, g->start, g->size, 0, &g->stale, mine);
+	if (!err)
+		err = sc_kmod_export(mine, SHMEMCOMM_EXPORT_SCOPE_OWNER);
+	if (err)
+		sc_error("PE %d cannot make its globals (%p, %zu bytes) a region: %s",
+			 boot->rank, (void *)g->start, g->size, strerror(-err));
+	/* a PE that failed sends 0, and every PE then fails naming it */
+	if (sc_boot_allgather(boot, &mine->handle, sizeof(mine->handle), handles) && !err)
+		err = -EIO;
+	for (int i = 0; i < node->local_size && !err; i++) {
+		int pe = node->local_pes[i];
+
+		if (pe == boot->rank)
+			continue;
+		if (!handles[pe]) {
+			sc_error("PE %d cannot map PE %d's globals: PE %d could not share them",
+				 boot->rank, pe, pe);
+			err = -EIO;
+			break;
+		}
+		err = sc_kmod_import(dev, handles[pe], 0, &g->regions[pe]);
+		if (!err)
+			err = sc_kmod_map(&g->regions[pe], 1);
+		if (err)
+			sc_error("PE %d cannot map PE %d's globals (handle %#" PRIx64 "): %s",
+				 boot->rank, pe, handles[pe], strerror(-err));
+		else
+			g->base[pe] = g->regions[pe].addr;
+	}
+	free(handles);
+	return err;
+}
+
+int sc_globals_setup(struct sc_globals *g, struct sc_kmod *dev, struct sc_boot *boot,
+		     const struct sc_node *node)
+{
+	size_t *sizes;
+	int err = 0;
+
+	memset(g, 0, sizeof(*g));
+	sc_globals_range(&g->start, &g->size);
+	g->base = calloc((size_t)boot->size, sizeof(void *));
+	sizes = calloc((size_t)boot->size, sizeof(size_t));
+	if (dev)
+		g->regions = calloc((size_t)boot->size, sizeof(*g->regions));
+	if (!g->base || !sizes || (dev && !g->regions)) {
+		free(sizes);
+		return -ENOMEM;
+	}
+	for (int pe = 0; dev && pe < boot->size; pe++)
+		g->regions[pe].fd = -1;
+	g->base[boot->rank] = g->start;
+
+	/* every PE runs the same program, or no PE's globals are symmetric */
+	err = sc_boot_allgather(boot, &g->size, sizeof(g->size), sizes);
+	for (int pe = 0; pe < boot->size && !err; pe++)
+		if (sizes[pe] != g->size) {
+			sc_error("PE %d's program has %zu bytes of data and bss, PE %d's %zu: globals are symmetric only when every PE runs the same program",
+				 pe, sizes[pe], boot->rank, g->size);
+			err = -EINVAL;
+		}
+	free(sizes);
+	if (!err && g->size)
+		err = dev ? kmod_globals(g, dev, boot, node) : memfd_globals(g, boot, node);
+	if (!err)
+		sc_debug("PE %d: globals %p, %zu bytes, symmetric on this node (%s)", boot->rank,
+			 (void *)g->start, g->size, dev ? "a user-memory region" : "moved onto a memfd");
+	return err;
+}
+
+void sc_globals_teardown(struct sc_globals *g, int npes)
+{
+	if (g->regions) {
+		for (int pe = 0; pe < npes; pe++)
+			sc_kmod_release(&g->regions[pe]);
+		free(g->regions);
+	} else if (g->base) {
+		for (int pe = 0; pe < npes; pe++)
+			if (g->base[pe] && g->base[pe] != g->start)
+				munmap(g->base[pe], g->size);
+		/* the program carries on with its data where it was, private */
+		if (moved_size && !privatize(moved_start, moved_size))
+			moved_size = 0;
+	}
+	free(g->base);
+	memset(g, 0, sizeof(*g));
+}
