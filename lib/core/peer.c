@@ -93,11 +93,6 @@ int sc_peer_atomic_by_cpu(int pe)
 	return !sc.net.active || (sc.net.amo_by_message && sc.mem.base[pe]);
 }
 
-int sc_symmetric_contains(const void *addr, size_t len)
-{
-	return sc_heap_contains(addr, len) || sc_globals_contain(&sc.mem.globals, addr, len);
-}
-
 /* Why [addr, addr + len) is not symmetric, for the message that ends the job. */
 static void __attribute__((noreturn, cold))
 explain_not_symmetric(const void *addr, size_t len, const char *function)
@@ -130,8 +125,7 @@ explain_not_symmetric(const void *addr, size_t len, const char *function)
 
 void sc_symmetric_require(const void *addr, size_t len, const char *function)
 {
-	if (__builtin_expect(!sc_heap_contains(addr, len), 0) &&
-	    !sc_globals_contain(&sc.mem.globals, addr, len))
+	if (__builtin_expect(!sc_symmetric_contains(addr, len), 0))
 		explain_not_symmetric(addr, len, function);
 }
 

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/state.h"
+
 /*
  * Where @pe's segment is mapped here: its byte at @offset, for loads and
  * stores; NULL when only the NIC reaches it.
@@ -46,7 +48,10 @@ int sc_peer_atomic_by_cpu(int pe);
  */
 uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *function);
 /* Whether [addr, addr + len) is symmetric: on the heap or in the globals. */
-int sc_symmetric_contains(const void *addr, size_t len);
+static inline int sc_symmetric_contains(const void *addr, size_t len)
+{
+	return sc_heap_contains(addr, len) || sc_globals_contain(&sc.mem.globals, addr, len);
+}
 /* Fatal, saying why, unless [addr, addr + len) is symmetric (a collective's buffers). */
 void sc_symmetric_require(const void *addr, size_t len, const char *function);
 

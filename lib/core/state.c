@@ -21,7 +21,7 @@ size_t sc_heap_offset(const void *addr, size_t len, const char *function)
 	size_t offset = (size_t)((const char *)addr - base);
 
 	if (!sc_heap_contains(addr, len))
-		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) is not inside the symmetric heap [%p, %p); symmetric objects come from shmem_malloc (static and global objects are not symmetric here)",
+		sc_fatal(1, "PE %d: %s: %p (+%zu bytes) is not inside the symmetric heap [%p, %p); only what shmem_malloc returned is freed or reallocated",
 			 sc.me, function, addr, len, (const void *)base,
 			 (const void *)(base + sc.heap_size));
 	return offset;

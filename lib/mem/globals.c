@@ -153,28 +153,15 @@ static int memfd_globals(struct sc_globals *g, struct sc_boot *boot, const struc
 		err = -EIO;
 	for (int pe = 0; pe < boot->size && !err; pe++)
 		if (!moved[pe]) {
-			sc_error("PE %d cannot map PE %d's globals: PE %d could not share them",
+			sc_error("PE %d cannot map PE %d's globals: PE %d could not share it",
 				 boot->rank, pe, pe);
 			err = -EIO;
 		}
 	free(moved);
 	if (!err)
 		err = sc_memfd_exchange(fd, boot, node, fds);
-	for (int i = 0; i < node->local_size && !err; i++) {
-		int pe = node->local_pes[i];
-		void *addr;
-
-		if (pe == boot->rank)
-			continue;
-		addr = mmap(NULL, g->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
-		if (addr == MAP_FAILED) {
-			err = -errno;
-			sc_error("memfd: PE %d cannot map PE %d's globals: %s", boot->rank, pe,
-				 strerror(-err));
-			break;
-		}
-		g->base[pe] = addr;
-	}
+	if (!err)
+		err = sc_memfd_map_node(fds, g->size, boot, node, 1, g->base, "globals");
 	/* fds[] holds this PE's own fd too */
 	for (int i = 0; i < node->local_size; i++)
 		if (fds[i] >= 0 && fds[i] != fd)
@@ -189,42 +176,15 @@ static int kmod_globals(struct sc_globals *g, struct sc_kmod *dev, struct sc_boo
 			const struct sc_node *node)
 {
 	struct sc_kmod_region *mine = &g->regions[boot->rank];
-	uint64_t *handles = calloc((size_t)boot->size, sizeof(*handles));
 	int err;
 
-	if (!handles)
-		return -ENOMEM;
 	err = sc_kmod_create_user(dev, g->start, g->size, 0, &g->stale, mine);
 	if (!err)
 		err = sc_kmod_export(mine, SHMEMCOMM_EXPORT_SCOPE_OWNER);
 	if (err)
 		sc_error("PE %d cannot make its globals (%p, %zu bytes) a region: %s",
 			 boot->rank, (void *)g->start, g->size, strerror(-err));
-	/* a PE that failed sends 0, and every PE then fails naming it */
-	if (sc_boot_allgather(boot, &mine->handle, sizeof(mine->handle), handles) && !err)
-		err = -EIO;
-	for (int i = 0; i < node->local_size && !err; i++) {
-		int pe = node->local_pes[i];
-
-		if (pe == boot->rank)
-			continue;
-		if (!handles[pe]) {
-			sc_error("PE %d cannot map PE %d's globals: PE %d could not share them",
-				 boot->rank, pe, pe);
-			err = -EIO;
-			break;
-		}
-		err = sc_kmod_import(dev, handles[pe], 0, &g->regions[pe]);
-		if (!err)
-			err = sc_kmod_map(&g->regions[pe], 1);
-		if (err)
-			sc_error("PE %d cannot map PE %d's globals (handle %#" PRIx64 "): %s",
-				 boot->rank, pe, handles[pe], strerror(-err));
-		else
-			g->base[pe] = g->regions[pe].addr;
-	}
-	free(handles);
-	return err;
+	return sc_kmod_share_on_node(dev, g->regions, g->base, err, boot, node, "globals");
 }
 
 int sc_globals_setup(struct sc_globals *g, struct sc_kmod *dev, struct sc_boot *boot,

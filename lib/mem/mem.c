@@ -52,18 +52,72 @@ int sc_transport_pick(enum sc_mem_kind *kind, int *rdma)
 	return 0;
 }
 
+int sc_kmod_share_on_node(struct sc_kmod *dev, struct sc_kmod_region *regions, void **base,
+			  int err, struct sc_boot *boot, const struct sc_node *node,
+			  const char *what)
+{
+	uint64_t *handles = calloc((size_t)boot->size, sizeof(*handles));
+	uint64_t mine = err ? 0 : regions[boot->rank].handle;
+
+	if (!handles)
+		return -ENOMEM;
+	/* a PE that failed sends 0, and every PE then fails naming it */
+	if (sc_boot_allgather(boot, &mine, sizeof(mine), handles) && !err)
+		err = -EIO;
+	for (int i = 0; i < node->local_size && !err; i++) {
+		int pe = node->local_pes[i];
+
+		if (pe == boot->rank)
+			continue;
+		if (!handles[pe]) {
+			sc_error("PE %d cannot map PE %d's %s: PE %d could not share it", boot->rank,
+				 pe, what, pe);
+			err = -EIO;
+			break;
+		}
+		err = sc_kmod_import(dev, handles[pe], 0, &regions[pe]);
+		if (!err)
+			err = sc_kmod_map(&regions[pe], 1);
+		if (err)
+			sc_error("PE %d cannot map PE %d's %s (handle %#" PRIx64 "): %s",
+				 boot->rank, pe, what, handles[pe], strerror(-err));
+		else
+			base[pe] = regions[pe].addr;
+	}
+	free(handles);
+	return err;
+}
+
+int sc_memfd_map_node(const int *fds, size_t size, struct sc_boot *boot,
+		      const struct sc_node *node, int skip_me, void **base, const char *what)
+{
+	for (int i = 0; i < node->local_size; i++) {
+		int pe = node->local_pes[i];
+		void *addr;
+
+		if (skip_me && pe == boot->rank)
+			continue;
+		addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+		if (addr == MAP_FAILED) {
+			int err = -errno;
+
+			sc_error("memfd: PE %d cannot map PE %d's %s: %s", boot->rank, pe, what,
+				 strerror(-err));
+			return err;
+		}
+		base[pe] = addr;
+	}
+	return 0;
+}
+
 static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
 {
 	struct sc_kmod_region *mine;
-	uint64_t *handles;
 	int err;
 
 	mem->regions = calloc((size_t)mem->npes, sizeof(*mem->regions));
-	handles = calloc((size_t)mem->npes, sizeof(*handles));
-	if (!mem->regions || !handles) {
-		free(handles);
+	if (!mem->regions)
 		return -ENOMEM;
-	}
 	for (int pe = 0; pe < mem->npes; pe++)
 		mem->regions[pe].fd = -1;
 	mine = &mem->regions[boot->rank];
@@ -76,29 +130,11 @@ static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_
 		err = sc_kmod_map(mine, 1);
 	if (!err)
 		err = sc_kmod_export(mine, SHMEMCOMM_EXPORT_SCOPE_OWNER);
-	if (err) {
-		free(handles);
-		return err;
-	}
-	sc_info("PE %d (pid %d): segment in region %#" PRIx64 " of %" PRIu64 " bytes",
-		boot->rank, (int)getpid(), mine->handle, mine->size);
-	err = sc_boot_allgather(boot, &mine->handle, sizeof(mine->handle), handles);
-	for (int i = 0; i < node->local_size && !err; i++) {
-		int pe = node->local_pes[i];
-
-		if (pe == boot->rank)
-			continue;
-		err = sc_kmod_import(&mem->dev, handles[pe], 0, &mem->regions[pe]);
-		if (!err)
-			err = sc_kmod_map(&mem->regions[pe], 1);
-		if (err)
-			sc_error("PE %d cannot map PE %d's heap (handle %#" PRIx64 "): %s",
-				 boot->rank, pe, handles[pe], strerror(-err));
-	}
-	for (int pe = 0; pe < mem->npes; pe++)
-		mem->base[pe] = mem->regions[pe].addr;
-	free(handles);
-	return err;
+	if (!err)
+		sc_info("PE %d (pid %d): segment in region %#" PRIx64 " of %" PRIu64 " bytes",
+			boot->rank, (int)getpid(), mine->handle, mine->size);
+	mem->base[boot->rank] = mine->addr;
+	return sc_kmod_share_on_node(&mem->dev, mem->regions, mem->base, err, boot, node, "heap");
 }
 
 static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
@@ -118,17 +154,8 @@ static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc
 		return err;
 	}
 	err = sc_memfd_exchange(fd, boot, node, fds);
-	for (int i = 0; i < node->local_size && !err; i++) {
-		void *addr = mmap(NULL, mem->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
-
-		if (addr == MAP_FAILED) {
-			err = -errno;
-			sc_error("memfd: PE %d cannot map PE %d's heap: %s", boot->rank,
-				 node->local_pes[i], strerror(-err));
-			break;
-		}
-		mem->base[node->local_pes[i]] = addr;
-	}
+	if (!err)
+		err = sc_memfd_map_node(fds, mem->size, boot, node, 0, mem->base, "heap");
 	for (int i = 0; i < node->local_size; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

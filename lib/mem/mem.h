@@ -51,6 +51,19 @@ void sc_mem_teardown(struct sc_mem *mem);
 /* A dma-buf of this PE's segment (kmod), or -EOPNOTSUPP (memfd). */
 int sc_mem_dmabuf(const struct sc_mem *mem, int me);
 
+/*
+ * kmod: gives every PE @regions[me]'s handle (0 when this PE failed, @err)
+ * and imports and maps its node peers' into @regions[pe] and @base[pe];
+ * where any PE failed, every PE fails, naming it. @what names the memory in
+ * messages ("heap"). Collective over @boot; @err, or the first error.
+ */
+int sc_kmod_share_on_node(struct sc_kmod *dev, struct sc_kmod_region *regions, void **base,
+			  int err, struct sc_boot *boot, const struct sc_node *node,
+			  const char *what);
+/* memfd: maps each fds[local index] into @base[pe] (with @skip_me, not this PE's). */
+int sc_memfd_map_node(const int *fds, size_t size, struct sc_boot *boot,
+		      const struct sc_node *node, int skip_me, void **base, const char *what);
+
 /* memfd.c: gives every PE of the node the others' fds; fds[local index]. */
 int sc_memfd_exchange(int my_fd, struct sc_boot *boot, const struct sc_node *node,
 		      int *fds);

@@ -9,25 +9,29 @@
 
 #define REGCACHE_MAX_ENTRIES 65536
 
+/* The stale words' pages: whole pages, so that no other data shares them. */
+static size_t stale_bytes(unsigned int entries)
+{
+	return (entries * sizeof(uint32_t) + 4095) & ~(size_t)4095;
+}
+
 int sc_regcache_init(struct sc_regcache *c, struct sc_kmod *dev, unsigned int max_entries,
 		     size_t max_bytes)
 {
-	size_t words;
-
 	memset(c, 0, sizeof(*c));
 	if (!max_entries || max_entries > REGCACHE_MAX_ENTRIES || !max_bytes) {
 		sc_error("registration cache: %u entries and %zu bytes: the entries must be 1..%d and the bytes more than 0",
 			 max_entries, max_bytes, REGCACHE_MAX_ENTRIES);
 		return -EINVAL;
 	}
-	words = (max_entries * sizeof(uint32_t) + 4095) & ~(size_t)4095;
 	c->entries = calloc(max_entries, sizeof(*c->entries));
 	/* its own pages: the module pins the page of every word it may set */
-	c->stale = mmap(NULL, words, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c->stale = mmap(NULL, stale_bytes(max_entries), PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!c->entries || c->stale == MAP_FAILED) {
 		free(c->entries);
 		if (c->stale != MAP_FAILED)
-			munmap((void *)c->stale, words);
+			munmap((void *)c->stale, stale_bytes(max_entries));
 		memset(c, 0, sizeof(*c));
 		return -ENOMEM;
 	}
@@ -61,7 +65,7 @@ void sc_regcache_destroy(struct sc_regcache *c)
 		if (c->entries[i].last_use)
 			release(c, i);
 	free(c->entries);
-	munmap((void *)c->stale, (c->max_entries * sizeof(uint32_t) + 4095) & ~(size_t)4095);
+	munmap((void *)c->stale, stale_bytes(c->max_entries));
 	memset(c, 0, sizeof(*c));
 }
 
