@@ -40,8 +40,9 @@ int shmemx_n_local_pes(void);
  *
  * Every PE of @team calls the same collective with the same count, dtype,
  * op and root, in the same order. @dest may equal @source (in place) or
- * must not overlap it. Buffers may be anywhere: on the symmetric heap they
- * are read by the peers where they are (zero copy); elsewhere they go
+ * must not overlap it. Buffers may be anywhere: on the symmetric heap (or
+ * in the globals) they are read by the peers where they are (zero copy);
+ * elsewhere they are registered (shmemx_buffer_register, below) or go
  * through the library's staging buffers, in a pipeline. Any count and any
  * alignment work. Every PE gets the same bits, run after run: each element
  * is reduced in team order by the same code. fp16 and bf16 accumulate in
@@ -119,6 +120,36 @@ int shmemx_alltoall_nb(shmem_team_t team, void *dest, const void *source, size_t
 int shmemx_test(shmemx_request_t *req, int *done);
 /* Completes the request. A NULL *req is complete already. */
 int shmemx_wait(shmemx_request_t *req);
+
+/*
+ * Buffers off the heap, single copy (kmod back end with user-memory
+ * regions). A collective's buffer of at least SHMEMCOMM_COLL_REGISTER_MIN
+ * bytes is registered on first use: its pages are pinned, node peers map
+ * them, and later calls find it in a cache (SHMEMCOMM_REGCACHE_ENTRIES,
+ * SHMEMCOMM_REGCACHE_BYTES, least recently used first) that the module
+ * keeps true: a buffer freed, unmapped or discarded and reallocated is
+ * registered anew, never served stale. shmemx_buffer_register does it
+ * ahead of time and keeps the buffer out of the LRU's reach until
+ * shmemx_buffer_unregister (of any address in it) or shmem_finalize, as
+ * ncclCommRegister does; it is local to the PE. Both return 0, or -1 after
+ * a message (on memfd, where the collectives stage such buffers, too).
+ */
+int shmemx_buffer_register(void *addr, size_t bytes);
+int shmemx_buffer_unregister(void *addr);
+
+/* This PE's registration figures since init. */
+typedef struct {
+	unsigned long misses;		/* own buffers not found: registered, or tried */
+	unsigned long hits;		/* own buffers found registered */
+	unsigned long stale;		/* entries the module made stale, found and let go */
+	unsigned long evictions;	/* entries let go for the limits */
+	unsigned long entries;		/* own entries now */
+	size_t pinned_bytes;		/* and the bytes they pin */
+	unsigned long imports;		/* node peers' buffers imported and mapped */
+	unsigned long import_hits;	/* and found mapped already */
+	size_t mapped_bytes;		/* peers' buffers mapped now */
+} shmemx_buffer_stats_t;
+int shmemx_buffer_stats(shmemx_buffer_stats_t *stats);
 
 /* The algorithm the next allreduce of @bytes on @team would use, by name. */
 const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes);

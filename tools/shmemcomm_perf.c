@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <shmem.h>
@@ -48,7 +49,8 @@ static void usage(const char *why)
 		"usage: shmemcomm-perf [-t allreduce|reduce_scatter|allgather|broadcast|alltoall]\n"
 		"  [-b min bytes] [-e max bytes] [-f factor | -i step bytes] [-d dtype] [-o op]\n"
 		"  [-n iterations] [-w warm-up iterations] [-r rounds (median)] [-c 0|1 check]\n"
-		"  [-p 0|1 in place] [-s 0|1 buffers off the heap (staging)] [-R root]\n"
+		"  [-p 0|1 in place] [-s 0|1|2 buffers off the heap: 1 the same ones each call,\n"
+		"   2 mapped anew before each call (each call a first use)] [-R root]\n"
 		"  [-a bytes: buffers that many bytes past a 64-byte boundary]\n"
 		"sizes take k, m, g suffixes; dtypes: fp32 fp64 fp16 bf16 int8..int64 uint8..uint64;\n"
 		"ops: sum prod min max avg band bor bxor\n");
@@ -234,6 +236,18 @@ static void fill_source(const struct options *o, void *source, size_t src_count,
 					  i : i % (count ? count : 1)));
 }
 
+/*
+ * Private anonymous memory of @len bytes: new, or (@at) mapped over the
+ * old at the same address, as free() and malloc() of a large block do.
+ */
+static char *map_anew(char *at, size_t len)
+{
+	char *p = mmap(at, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0), -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {
@@ -260,7 +274,7 @@ int main(int argc, char **argv)
 		case 'r': o.rounds = (int)whole(optarg, "-r", 1, 1000); break;
 		case 'c': o.check = (int)whole(optarg, "-c", 0, 1); break;
 		case 'p': o.in_place = (int)whole(optarg, "-p", 0, 1); break;
-		case 's': o.staged = (int)whole(optarg, "-s", 0, 1); break;
+		case 's': o.staged = (int)whole(optarg, "-s", 0, 2); break;
 		case 'R': o.root = (int)whole(optarg, "-R", 0, 1 << 20); break;
 		case 'a': o.misalign = (size_t)whole(optarg, "-a", 0, 63); break;
 		default: usage(NULL);
@@ -277,9 +291,10 @@ int main(int argc, char **argv)
 		shmem_global_exit(2);
 	}
 	max_total = o.max_bytes + (size_t)n * elem + 64;
+	max_total = (max_total + 4095) / 4096 * 4096;
 	if (o.staged) {
-		src_buf = aligned_alloc(4096, (max_total + 4095) / 4096 * 4096);
-		dst_buf = aligned_alloc(4096, (max_total + 4095) / 4096 * 4096);
+		src_buf = map_anew(NULL, max_total);
+		dst_buf = map_anew(NULL, max_total);
 	} else {
 		src_buf = shmem_malloc(max_total);
 		dst_buf = shmem_malloc(max_total);
@@ -299,7 +314,8 @@ int main(int argc, char **argv)
 	if (me == 0) {
 		printf("# shmemcomm-perf: %s on %d PEs, %s, %s buffers, %s, simd %s\n",
 		       kind_names[o.kind], n, shmemx_transport_name(),
-		       o.staged ? "private (staged)" : "symmetric-heap",
+		       o.staged == 2 ? "private, mapped anew each call," :
+		       o.staged ? "private" : "symmetric-heap",
 		       o.in_place ? "in place" : "out of place", shmemx_simd_name());
 		printf("# %10s %12s %6s %6s %10s %9s %9s %7s %8s\n", "size", "count", "type",
 		       "redop", "time(us)", "algbw", "busbw", "#wrong", "algo");
@@ -336,7 +352,7 @@ int main(int argc, char **argv)
 			double spent = 0;
 
 			shmem_barrier_all();
-			if (!o.check) {
+			if (!o.check && o.staged != 2) {
 				double t0 = now();
 
 				for (int it = 0; it < o.iters; it++)
@@ -346,6 +362,12 @@ int main(int argc, char **argv)
 				for (int it = 0; it < o.iters; it++) {
 					double t0;
 
+					if (o.staged == 2) {
+						/* the old pages go; the first touch is the program's */
+						map_anew(src_buf, max_total);
+						map_anew(dst_buf, max_total);
+						memset(dst_buf, 0, max_total);
+					}
 					fill_source(&o, source, src_count, count, me);
 					/* poison dest (in place it holds the source) */
 					if (!o.in_place)

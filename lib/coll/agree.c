@@ -59,30 +59,47 @@ void sc_coll_check_members_agree(const struct shmemx_request *r)
 }
 
 /*
+ * Member @m's buffer as its slot says where it is (@which: 0 its source, 1
+ * its result): NULL when staged. Across nodes, and for the pairwise
+ * algorithms (which reach every member through offsets), a symmetric
+ * address as this PE's segment holds it; else where it is mapped here.
+ */
+static const char *buffer_of(struct shmemx_request *r, int m, int which, uint64_t offset,
+			     uint64_t handle, uint64_t start)
+{
+	if (offset == SC_COLL_STAGED)
+		return NULL;
+	if (handle)
+		return m == r->a.team->my_index ? which ? r->a.dest : r->a.source :
+		       sc_coll_registered_view(r, m, which, handle, start, offset);
+	if (r->spans || sc_coll_pairwise(r->algo))
+		return (const char *)sc.mem.base[sc.me] + offset;
+	return sc_peer_view(sc_team_world_pe(r->a.team, m), offset);
+}
+
+/*
  * Where each member's source and results are (sc_coll_compute reads and
  * writes them there), and that all chunk alike. One-shot needs neither.
  */
 void sc_coll_find_buffers(struct shmemx_request *r)
 {
+	int n = r->a.team->size;
 	struct sc_coll_slot copy;
 
-	for (int m = 0; m < r->a.team->size; m++) {
+	for (int m = 0; m < n; m++) {
 		const struct sc_coll_slot *s = read_slot(r, m, &copy);
 		int pe = sc_team_world_pe(r->a.team, m);
-		/*
-		 * across nodes, and for the pairwise algorithms (which reach
-		 * every member through offsets): symmetric addresses, as this
-		 * PE's heap holds them
-		 */
-		char *heap = sc_heap_base(r->spans || sc_coll_pairwise(r->algo) ? sc.me : pe);
 
 		if (s->where[r->parity].chunk_len != r->chunk_len)
 			sc_fatal(1, "PE %d: %s: PE %d pipelines %lu elements a chunk and this PE %zu; set SHMEMCOMM_COLL_CHUNK alike on every PE",
 				 sc.me, r->a.what, pe,
 				 (unsigned long)s->where[r->parity].chunk_len, r->chunk_len);
-		r->src_of[m] = s->where[r->parity].src_offset == SC_COLL_STAGED ? NULL :
-			       heap + s->where[r->parity].src_offset;
-		r->result_of[m] = s->where[r->parity].result_offset == SC_COLL_STAGED ? NULL :
-				  heap + s->where[r->parity].result_offset;
+		r->imported[m] = r->imported[n + m] = NULL;
+		r->src_of[m] = buffer_of(r, m, 0, s->where[r->parity].src_offset,
+					 s->where[r->parity].src_handle,
+					 s->where[r->parity].src_start);
+		r->result_of[m] = buffer_of(r, m, 1, s->where[r->parity].result_offset,
+					    s->where[r->parity].result_handle,
+					    s->where[r->parity].result_start);
 	}
 }

@@ -86,6 +86,11 @@ struct shmemx_request {
 	 */
 	const char **src_of;
 	const char **result_of;
+	/* this PE's source and dest as registered (register.c), or NULL: staged or symmetric */
+	struct sc_regcache_entry *registered[2];
+	/* [2 * size]: each member's source's, then result's, import in use; valid if @imports_held */
+	struct sc_regcache_entry **imported;
+	int imports_held;
 	/* while a step waits for a partner or the NIC: other work (engine.h), or NULL */
 	void (*while_busy)(struct shmemx_request *r, int waited);
 	struct {		/* the pairwise algorithms (pair.c) */
@@ -104,6 +109,15 @@ struct shmemx_request {
 		size_t chunks_behind;	/* chunks whose node copy ran during the chunk after */
 	} hier;
 };
+
+/* What a request's per-member arrays take for a team of @n; sc_coll_place_arrays puts them. */
+#define SC_COLL_ARRAYS_BYTES(n) ((size_t)(n) * 4 * sizeof(void *))
+static inline void sc_coll_place_arrays(struct shmemx_request *r, void *space, int n)
+{
+	r->src_of = space;
+	r->result_of = r->src_of + n;
+	r->imported = (struct sc_regcache_entry **)(r->result_of + n);
+}
 
 /* Reads the SHMEMCOMM_ALLREDUCE_ and SHMEMCOMM_COLL_ variables: 0, or -1 after a message. */
 int sc_coll_tune(struct sc_coll_tuning *tuning);

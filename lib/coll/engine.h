@@ -59,6 +59,21 @@ static inline uint64_t sc_coll_signature(const struct shmemx_request *r)
 void sc_coll_check_members_agree(const struct shmemx_request *r);
 void sc_coll_find_buffers(struct shmemx_request *r);
 
+/* register.c: buffers off the heap, single copy */
+/*
+ * At prepare, its registered[] NULL: this PE's buffers that would be staged,
+ * registered where that pays.
+ */
+void sc_coll_register(struct shmemx_request *r, size_t src_bytes, size_t dst_bytes);
+/*
+ * Member @m's registered source (@which 0) or result (1), mapped here: its
+ * region @handle, which starts at @start in @m; fatal if it cannot be.
+ */
+const char *sc_coll_registered_view(struct shmemx_request *r, int m, int which,
+				    uint64_t handle, uint64_t start, uint64_t offset);
+/* At the end: lets go of what the request used. */
+void sc_coll_unregister(struct shmemx_request *r);
+
 /* direct.c: the pipeline */
 void sc_coll_chunk_range(const struct shmemx_request *r, size_t c, size_t *lo, size_t *hi);
 char *sc_coll_staged_results(const struct shmemx_request *r, size_t c, int pe);

@@ -129,18 +129,36 @@ static inline void sign(struct shmemx_request *r)
 	mine->count[r->parity] = r->a.count;
 }
 
+/*
+ * Where a buffer of this call is, as the slot says it (segment.h); if
+ * registered, its region's handle and start.
+ */
+static uint64_t where_is(const void *p, int staged, const struct sc_regcache_entry *registered,
+			 uint64_t *handle, uint64_t *start)
+{
+	*handle = registered ? registered->region.handle : 0;
+	*start = registered ? registered->start : 0;
+	if (staged)
+		return SC_COLL_STAGED;
+	if (registered)
+		return (uint64_t)((uintptr_t)p - registered->start);
+	if (sc_heap_contains(p, 0))
+		return (uint64_t)((const char *)p - (const char *)sc.mem.base[sc.me]);
+	return sc.mem.size + (uint64_t)((const char *)p - sc.mem.globals.start);
+}
+
 /* The same, and where its buffers are (one-shot's are always its small buffers). */
 static void describe(struct shmemx_request *r)
 {
 	struct sc_coll_slot *mine = sc_coll_slot_of_me(r);
-	const char *heap = sc_heap_base(sc.me);
+	struct sc_coll_where *w = &mine->where[r->parity];
 
 	sign(r);
-	mine->where[r->parity].src_offset = r->src_staged || sc_coll_pairwise(r->algo) ? SC_COLL_STAGED :
-					    (uint64_t)((const char *)r->a.source - heap);
-	mine->where[r->parity].result_offset = r->result_staged ? SC_COLL_STAGED :
-					       (uint64_t)((char *)r->a.dest - heap);
-	mine->where[r->parity].chunk_len = r->chunk_len;
+	w->src_offset = where_is(r->a.source, r->src_staged || sc_coll_pairwise(r->algo),
+				 r->registered[0], &w->src_handle, &w->src_start);
+	w->result_offset = where_is(r->a.dest, r->result_staged, r->registered[1],
+				    &w->result_handle, &w->result_start);
+	w->chunk_len = r->chunk_len;
 }
 
 /*
@@ -262,6 +280,8 @@ static int advance(struct shmemx_request *r, int block)
 		default:
 			if (stage_owner == r)
 				stage_owner = NULL;
+			if (r->registered[0] || r->registered[1] || r->imports_held)
+				sc_coll_unregister(r);
 			r->done = 1;
 			return 1;
 		}
@@ -329,6 +349,17 @@ static int valid_args(const struct sc_coll_args *a)
 	return 1;
 }
 
+/*
+ * Whether the members can reach [p, p + len) where it is: on the heap; or
+ * in the globals, on a node (the steps across nodes name buffers by their
+ * address in the segment, which the globals are not in).
+ */
+static inline int symmetric_here(const struct shmemx_request *r, const void *p, size_t len)
+{
+	return sc_heap_contains(p, len) ||
+	       (!r->spans && !sc_coll_pairwise(r->algo) && sc_globals_contain(&sc.mem.globals, p, len));
+}
+
 int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 {
 	struct sc_team *t = a->team;
@@ -372,9 +403,17 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	 * in-place all-to-all overwrites blocks the peers still read: stage it;
 	 * the pairwise algorithms never read a peer's source
 	 */
-	r->src_staged = !sc_coll_pairwise(r->algo) && (!sc_heap_contains(a->source, src_bytes) ||
-					       (a->kind == SC_ALLTOALL && a->source == a->dest));
-	r->result_staged = !sc_heap_contains(a->dest, dst_bytes);
+	r->src_staged = r->result_staged = 0;
+	r->registered[0] = r->registered[1] = NULL;
+	r->imports_held = 0;
+	/* one-shot copies into its own buffers: its source and dest stay where they are */
+	if (r->algo != SC_ALGO_ONESHOT) {
+		r->src_staged = !sc_coll_pairwise(r->algo) &&
+				(!symmetric_here(r, a->source, src_bytes) ||
+				 (a->kind == SC_ALLTOALL && a->source == a->dest));
+		r->result_staged = !symmetric_here(r, a->dest, dst_bytes);
+		sc_coll_register(r, src_bytes, dst_bytes);
+	}
 	r->stream = dst_bytes >= sc.coll.stream_min;
 	line = 64 / r->elem ? 64 / r->elem : 1;
 	r->pair.big_buffers = sc_coll_pairwise(r->algo) && t->slot == SC_SLOT_WORLD;
@@ -443,11 +482,10 @@ int sc_coll_poll(struct shmemx_request *r)
 int sc_coll_run(const struct sc_coll_args *a)
 {
 	struct shmemx_request r;
-	int n = a->team ? a->team->size : 0;
-	const char *views[2 * (n > 0 ? n : 1)];
+	int n = a->team && a->team->size > 0 ? a->team->size : 1;
+	void *arrays[SC_COLL_ARRAYS_BYTES(n) / sizeof(void *)];
 
-	r.src_of = views;
-	r.result_of = views + n;
+	sc_coll_place_arrays(&r, arrays, n);
 	if (sc_coll_prepare(&r, a))
 		return -1;
 	sc_coll_start(&r);

@@ -49,11 +49,10 @@ static int start_nb(const struct sc_coll_args *a, shmemx_request_t *req)
 	*req = NULL;
 	if (!public_dtype((shmemx_dtype_t)a->dtype, a->what))
 		return -1;
-	r = malloc(sizeof(*r) + 2 * (size_t)n * sizeof(char *));
+	r = malloc(sizeof(*r) + SC_COLL_ARRAYS_BYTES(n));
 	if (!r)
 		sc_fatal(1, "PE %d: %s: out of memory for a request", sc.me, a->what);
-	r->src_of = (const char **)(r + 1);
-	r->result_of = r->src_of + n;
+	sc_coll_place_arrays(r, r + 1, n);
 	if (sc_coll_prepare(r, a)) {
 		free(r);
 		return -1;

@@ -66,7 +66,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	static const int blocks[] = { SC_ALGO_DIRECT, SC_ALGO_RING, SC_ALGO_RHD, SC_ALGO_HIER };
 	static const int broadcast[] = { SC_ALGO_DIRECT, SC_ALGO_CHAIN, SC_ALGO_HIER };
 	const char *simd = sc_env_string("SHMEMCOMM_SIMD");
-	uint64_t oneshot, chunk, stream, rhd;
+	uint64_t oneshot, chunk, stream, rhd, register_min;
 	long pipeline;
 	enum sc_simd chosen;
 	int err;
@@ -80,6 +80,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
 	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream) ||
 	    sc_env_size("SHMEMCOMM_ALLREDUCE_RHD_MAX", 256u << 10, 0, UINT64_MAX, &rhd) ||
+	    sc_env_size("SHMEMCOMM_COLL_REGISTER_MIN", 64u << 10, 0, UINT64_MAX, &register_min) ||
 	    sc_env_long("SHMEMCOMM_HIER_PIPELINE", 1, 0, 1, &pipeline))
 		return -1;
 	err = sc_simd_parse(simd, &chosen);
@@ -93,6 +94,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	t->chunk = chunk;
 	t->stream_min = stream;
 	t->rhd_max = rhd;
+	t->register_min = register_min;
 	t->hier_pipeline = (int)pipeline;
 	t->simd = chosen;
 	return 0;

@@ -43,15 +43,25 @@ struct sc_coll_slot {
 	uint64_t signature[2];	/* kind, dtype, op, algorithm, root */
 	uint64_t count[2];
 	char pad0[24];
-	struct {
-		uint64_t src_offset;	/* into the heap, or SC_COLL_STAGED */
+	struct sc_coll_where {
+		/*
+		 * a symmetric offset (from the segment's start; past its end,
+		 * into the globals), or with a handle an offset into that
+		 * registered region (coll/register.c), or SC_COLL_STAGED
+		 */
+		uint64_t src_offset;
 		uint64_t result_offset;
 		uint64_t chunk_len;
+		uint64_t src_handle;	/* 0: none */
+		uint64_t result_handle;
+		/* with a handle: where the region starts in the owner (imports superseded by it) */
+		uint64_t src_start;
+		uint64_t result_start;
 	} where[2];
 	char pad1[16];
 };
 
-_Static_assert(sizeof(struct sc_coll_slot) == 128, "two cache lines");
+_Static_assert(sizeof(struct sc_coll_slot) == 192, "three cache lines");
 
 /* The start of every PE's segment, before the user's heap. */
 struct sc_internal {

@@ -65,6 +65,7 @@ struct sc_state {
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
 		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
 		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */
+		size_t register_min;	/* SHMEMCOMM_COLL_REGISTER_MIN */
 		int hier_pipeline;	/* SHMEMCOMM_HIER_PIPELINE */
 		int simd;		/* SHMEMCOMM_SIMD, an enum sc_simd */
 	} coll;

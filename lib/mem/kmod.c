@@ -90,28 +90,28 @@ void sc_kmod_close(struct sc_kmod *dev)
 }
 
 static void explain_create_error(struct sc_kmod *dev, uint64_t size, int numa_node,
-				 int err)
+				 int err, enum sc_log_level level)
 {
 	struct rlimit memlock;
 
 	switch (err) {
 	case -EINVAL:
-		sc_error("cannot create a region of %" PRIu64 " bytes on NUMA node %d: the size must be 1..%llu bytes and the node online",
+		sc_log(level, "cannot create a region of %" PRIu64 " bytes on NUMA node %d: the size must be 1..%llu bytes and the node online",
 			 size, numa_node, (unsigned long long)dev->info.max_region_size);
 		break;
 	case -EPERM:
 		sc_kmod_refresh_info(dev);
-		sc_error("cannot create a region of %" PRIu64 " bytes: the module-wide cap is reached (%llu of %llu bytes pinned); raise /sys/module/shmemcomm/parameters/max_pinned_mb",
+		sc_log(level, "cannot create a region of %" PRIu64 " bytes: the module-wide cap is reached (%llu of %llu bytes pinned); raise /sys/module/shmemcomm/parameters/max_pinned_mb",
 			 size, (unsigned long long)dev->info.pinned,
 			 (unsigned long long)dev->info.max_pinned);
 		break;
 	case -ENOMEM:
 		getrlimit(RLIMIT_MEMLOCK, &memlock);
-		sc_error("cannot create a region of %" PRIu64 " bytes: over RLIMIT_MEMLOCK (%llu bytes; raise ulimit -l or grant CAP_IPC_LOCK) or out of memory (dmesg says which)",
+		sc_log(level, "cannot create a region of %" PRIu64 " bytes: over RLIMIT_MEMLOCK (%llu bytes; raise ulimit -l or grant CAP_IPC_LOCK) or out of memory (dmesg says which)",
 			 size, (unsigned long long)memlock.rlim_cur);
 		break;
 	default:
-		sc_error("cannot create a region of %" PRIu64 " bytes: %s", size,
+		sc_log(level, "cannot create a region of %" PRIu64 " bytes: %s", size,
 			 strerror(-err));
 	}
 }
@@ -131,7 +131,7 @@ int sc_kmod_create(struct sc_kmod *dev, uint64_t size, int numa_node,
 	region_clear(region);
 	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_CREATE, &args);
 	if (err) {
-		explain_create_error(dev, size, numa_node, err);
+		explain_create_error(dev, size, numa_node, err, SC_LOG_ERROR);
 		return err;
 	}
 	region->fd = args.fd;
@@ -145,38 +145,46 @@ int sc_kmod_has(const struct sc_kmod *dev, uint64_t features)
 }
 
 static void explain_create_user_error(struct sc_kmod *dev, const void *addr,
-				      uint64_t size, int err)
+				      uint64_t size, int err, enum sc_log_level level)
 {
 	switch (err) {
 	case -EFAULT:
-		sc_error("cannot make a region of %" PRIu64 " bytes at %p: part of it is not mapped (dmesg names the address)",
+		sc_log(level, "cannot make a region of %" PRIu64 " bytes at %p: part of it is not mapped (dmesg names the address)",
 			 size, addr);
 		break;
 	case -EOPNOTSUPP:
-		sc_error("cannot make a region of %" PRIu64 " bytes at %p: it has memory that cannot be pinned (an I/O or PFN mapping, or DAX; dmesg says which)",
+		sc_log(level, "cannot make a region of %" PRIu64 " bytes at %p: it has memory that cannot be pinned (an I/O or PFN mapping, or DAX; dmesg says which)",
 			 size, addr);
 		break;
 	case -EACCES:
-		sc_error("cannot make a writable region of %" PRIu64 " bytes at %p: the memory is read-only",
+		sc_log(level, "cannot make a writable region of %" PRIu64 " bytes at %p: the memory is read-only",
 			 size, addr);
 		break;
 	case -EINVAL:
-		sc_error("cannot make a region of %" PRIu64 " bytes at %p: the range must be 1..%llu bytes of user addresses, the flags within %#x and the stale word an aligned user address",
+		sc_log(level, "cannot make a region of %" PRIu64 " bytes at %p: the range must be 1..%llu bytes of user addresses, the flags within %#x and the stale word an aligned user address",
 			 size, addr, (unsigned long long)dev->info.max_region_size,
 			 SHMEMCOMM_USER_FLAGS);
 		break;
 	case -EAGAIN:
-		sc_error("cannot make a region of %" PRIu64 " bytes at %p: the range kept changing (munmap or madvise by another thread) while it was pinned",
+		sc_log(level, "cannot make a region of %" PRIu64 " bytes at %p: the range kept changing (munmap or madvise by another thread) while it was pinned",
 			 size, addr);
 		break;
 	default:
-		explain_create_error(dev, size, SHMEMCOMM_NUMA_ANY, err);
+		explain_create_error(dev, size, SHMEMCOMM_NUMA_ANY, err, level);
 	}
 }
 
 int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
 			uint32_t flags, volatile uint32_t *stale_word,
 			struct sc_kmod_region *region)
+{
+	return sc_kmod_create_user_logged(dev, addr, size, flags, stale_word, region,
+					  SC_LOG_ERROR);
+}
+
+int sc_kmod_create_user_logged(struct sc_kmod *dev, const void *addr, uint64_t size,
+			       uint32_t flags, volatile uint32_t *stale_word,
+			       struct sc_kmod_region *region, enum sc_log_level level)
 {
 	struct shmemcomm_create_user args = {
 		.addr = (uintptr_t)addr,
@@ -188,7 +196,7 @@ int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
 
 	region_clear(region);
 	if (!sc_kmod_has(dev, SHMEMCOMM_FEATURE_USER_MEMORY)) {
-		sc_error("%s (ABI %u.%u) has no user-memory regions (feature %#llx, ABI 1.1 and later): load the shmemcomm.ko that came with this library",
+		sc_log(level, "%s (ABI %u.%u) has no user-memory regions (feature %#llx, ABI 1.1 and later): load the shmemcomm.ko that came with this library",
 			 sc_kmod_device_path(), dev->info.abi_major,
 			 dev->info.abi_minor,
 			 (unsigned long long)SHMEMCOMM_FEATURE_USER_MEMORY);
@@ -196,7 +204,7 @@ int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
 	}
 	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_CREATE_USER, &args);
 	if (err) {
-		explain_create_user_error(dev, addr, size, err);
+		explain_create_user_error(dev, addr, size, err, level);
 		return err;
 	}
 	region->fd = args.fd;

@@ -11,6 +11,8 @@
 
 #include <linux/shmemcomm.h>
 
+#include "util/log.h"
+
 struct sc_kmod {
 	int fd;			/* the device */
 	struct shmemcomm_info info;
@@ -53,6 +55,10 @@ int sc_kmod_has(const struct sc_kmod *dev, uint64_t features);
 int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
 			uint32_t flags, volatile uint32_t *stale_word,
 			struct sc_kmod_region *region);
+/* The same, with a refusal logged at @level (callers that stage instead warn once). */
+int sc_kmod_create_user_logged(struct sc_kmod *dev, const void *addr, uint64_t size,
+			       uint32_t flags, volatile uint32_t *stale_word,
+			       struct sc_kmod_region *region, enum sc_log_level level);
 int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags);
 /* A dma-buf fd for the whole region (the caller closes it), or a negative errno. */
 int sc_kmod_export_dmabuf(const struct sc_kmod_region *region);

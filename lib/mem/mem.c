@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "util/env.h"
@@ -163,6 +165,76 @@ static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc
 	return err;
 }
 
+#define REGCACHE_ENTRIES 256
+#define REGCACHE_BYTES (4ull << 30)
+
+/* Whether this process has CAP_IPC_LOCK, which the module's RLIMIT_MEMLOCK charge spares. */
+static int can_lock_memory(void)
+{
+	char line[256];
+	unsigned long long caps = 0;
+	FILE *status = fopen("/proc/self/status", "r");
+
+	while (status && fgets(line, sizeof(line), status))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	if (status)
+		fclose(status);
+	return (caps >> 14) & 1;	/* CAP_IPC_LOCK */
+}
+
+/*
+ * The registration caches' limits. By default at most 4 GiB pinned, or
+ * half of a finite RLIMIT_MEMLOCK that applies (the heap is charged to it
+ * too).
+ */
+static int regcache_limits(struct sc_mem *mem)
+{
+	uint64_t bytes, fallback = REGCACHE_BYTES;
+	struct rlimit memlock;
+	long entries;
+
+	if (!getrlimit(RLIMIT_MEMLOCK, &memlock) && memlock.rlim_cur != RLIM_INFINITY &&
+	    memlock.rlim_cur / 2 < fallback && !can_lock_memory())
+		fallback = memlock.rlim_cur / 2 ? memlock.rlim_cur / 2 : 1;
+	if (sc_env_long("SHMEMCOMM_REGCACHE_ENTRIES", REGCACHE_ENTRIES, 0,
+			SC_REGCACHE_MAX_ENTRIES, &entries) ||
+	    sc_env_size("SHMEMCOMM_REGCACHE_BYTES", fallback, 1, UINT64_MAX, &bytes))
+		return -EINVAL;
+	mem->regcache_entries = (unsigned int)entries;
+	mem->regcache_bytes = bytes;
+	return 0;
+}
+
+/* kmod: this PE's cache of registered buffers, where the module has user memory. */
+static int regcache_setup(struct sc_mem *mem)
+{
+	if (mem->kind != SC_MEM_KMOD || !mem->regcache_entries)
+		return 0;
+	if (!sc_kmod_has(&mem->dev, SHMEMCOMM_FEATURE_USER_MEMORY)) {
+		sc_info("collectives stage their buffers off the heap: %s (ABI %u.%u) has no user-memory regions",
+			sc_kmod_device_path(), mem->dev.info.abi_major, mem->dev.info.abi_minor);
+		return 0;
+	}
+	mem->imports = calloc((size_t)mem->npes, sizeof(*mem->imports));
+	if (!mem->imports)
+		return -ENOMEM;
+	return sc_regcache_init(&mem->registered, &mem->dev, mem->regcache_entries,
+				mem->regcache_bytes);
+}
+
+struct sc_regcache *sc_mem_imports_of(struct sc_mem *mem, int pe)
+{
+	struct sc_regcache *c = &mem->imports[pe];
+
+	if (!c->entries && sc_regcache_init_imports(c, &mem->dev, mem->regcache_entries,
+						    mem->regcache_bytes)) {
+		sc_error("cannot make the cache of PE %d's registered buffers: out of memory", pe);
+		return NULL;
+	}
+	return c;
+}
+
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 		 struct sc_boot *boot, const struct sc_node *node)
 {
@@ -170,7 +242,7 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 	int err;
 
 	memset(mem, 0, sizeof(*mem));
-	if (sc_env_long("SHMEMCOMM_GLOBALS", 1, 0, 1, &globals))
+	if (sc_env_long("SHMEMCOMM_GLOBALS", 1, 0, 1, &globals) || regcache_limits(mem))
 		return -EINVAL;
 	mem->globals_off = !globals;
 	mem->kind = kind;
@@ -184,6 +256,8 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 	if (!err && !mem->globals_off)
 		err = sc_globals_setup(&mem->globals, kind == SC_MEM_KMOD ? &mem->dev : NULL,
 				       boot, node);
+	if (!err)
+		err = regcache_setup(mem);
 	if (err)
 		sc_mem_teardown(mem);
 	return err;
@@ -191,6 +265,11 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 
 void sc_mem_teardown(struct sc_mem *mem)
 {
+	if (mem->imports)
+		for (int pe = 0; pe < mem->npes; pe++)
+			sc_regcache_destroy(&mem->imports[pe]);
+	free(mem->imports);
+	sc_regcache_destroy(&mem->registered);
 	sc_globals_teardown(&mem->globals, mem->npes);
 	if (mem->regions) {
 		for (int pe = 0; pe < mem->npes; pe++)

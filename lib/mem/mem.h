@@ -17,6 +17,7 @@
 #include "boot/node.h"
 #include "mem/globals.h"
 #include "mem/kmod.h"
+#include "mem/regcache.h"
 
 enum sc_mem_kind { SC_MEM_KMOD, SC_MEM_MEMFD };
 
@@ -34,6 +35,17 @@ struct sc_mem {
 	 */
 	struct sc_globals globals;
 	int globals_off;	/* SHMEMCOMM_GLOBALS=0 */
+	/*
+	 * kmod with user-memory regions, unless SHMEMCOMM_REGCACHE_ENTRIES=0:
+	 * this PE's buffers registered for the collectives (@registered, its
+	 * .entries NULL when there is none), and per node peer what it imported
+	 * of theirs (@imports[pe], made on first use); each bounded by
+	 * SHMEMCOMM_REGCACHE_ENTRIES and _BYTES
+	 */
+	struct sc_regcache registered;
+	struct sc_regcache *imports;
+	unsigned int regcache_entries;
+	size_t regcache_bytes;
 };
 
 const char *sc_mem_name(enum sc_mem_kind kind);
@@ -48,6 +60,9 @@ int sc_transport_pick(enum sc_mem_kind *kind, int *rdma);
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 		 struct sc_boot *boot, const struct sc_node *node);
 void sc_mem_teardown(struct sc_mem *mem);
+/* PE @pe's import cache, made on first use; NULL (logged) if it cannot be. */
+struct sc_regcache *sc_mem_imports_of(struct sc_mem *mem, int pe);
+
 /* A dma-buf of this PE's segment (kmod), or -EOPNOTSUPP (memfd). */
 int sc_mem_dmabuf(const struct sc_mem *mem, int me);
 
