@@ -101,6 +101,36 @@ static bool shmemcomm_event_keeps_pages(enum mmu_notifier_event event)
 	}
 }
 
+/*
+ * A migration of pinned pages, bound to fail: migration unmaps each folio
+ * (a CLEAR event) before the folio's reference count tells it the folio is
+ * pinned, then maps the same folio back. NUMA balancing and move_pages try
+ * that on pinned pages too, in 6.1 and 6.12. Migration holds every folio it
+ * unmaps locked and isolated from the LRU; MADV_DONTNEED and a copy on
+ * write do not. So a CLEAR whose pinned pages are all locked and off the
+ * LRU leaves the owner with the very pages. (A zap racing a migration of
+ * the same folios would be taken for one: a window of microseconds.)
+ */
+static bool shmemcomm_user_failed_migration(const struct shmemcomm_user_pin *pin,
+					    const struct mmu_notifier_range *range)
+{
+	unsigned long start = max(range->start, pin->start);
+	unsigned long end = min(range->end,
+				pin->start + (pin->nr_pinned << PAGE_SHIFT));
+	unsigned long addr;
+
+	if (range->event != MMU_NOTIFY_CLEAR || start >= end)
+		return false;
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		struct folio *folio =
+			page_folio(pin->region->pages[(addr - pin->start) >> PAGE_SHIFT]);
+
+		if (!folio_test_locked(folio) || folio_test_lru(folio))
+			return false;
+	}
+	return true;
+}
+
 static void shmemcomm_user_stale_work(struct work_struct *work)
 {
 	struct shmemcomm_user_pin *pin =
@@ -131,7 +161,8 @@ static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 	struct shmemcomm_region *region = pin->region;
 	bool now_stale = false;
 
-	if (shmemcomm_event_keeps_pages(range->event)) {
+	if (shmemcomm_event_keeps_pages(range->event) ||
+	    shmemcomm_user_failed_migration(pin, range)) {
 		atomic64_inc(&pin->kept_events);
 		return true;
 	}

@@ -14,9 +14,12 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/mempolicy.h>
 
 #include "guest.h"
 
@@ -547,6 +550,52 @@ static void kept_by_numa_hinting(void)
 	CHECK(munmap(buf, len) == 0);
 }
 
+/*
+ * Migration of a pinned page (move_pages here; NUMA balancing moves pages
+ * the same way) unmaps it, finds it pinned, and maps the same page back: the
+ * region is kept, an importer keeps reading it, and kept_events says so.
+ */
+static void kept_by_failed_migration(void)
+{
+	volatile uint32_t *stale = fresh_stale_word();
+	struct sc_kmod_region owner, imported;
+	int nodes[8], status[8], node;
+	uint8_t *buf = anon(8 * PAGE);
+	void *pages[8];
+	long kept_before, moved;
+
+	fill_pattern(buf, 8 * PAGE, 60);
+	CHECK_OK(sc_kmod_create_user(&dev, buf, 8 * PAGE, 0, stale, &owner));
+	CHECK_OK(sc_kmod_export(&owner, SHMEMCOMM_EXPORT_SCOPE_OWNER));
+	CHECK_OK(sc_kmod_import(&dev, owner.handle, 0, &imported));
+	CHECK_OK(sc_kmod_map(&imported, 1));
+	CHECK(check_pattern(imported.addr, 8 * PAGE, 60));
+	kept_before = kept_events(owner.handle);
+	/* where the pages are, then every one asked to move to the other node */
+	for (int i = 0; i < 8; i++)
+		pages[i] = buf + (size_t)i * PAGE;
+	CHECK(syscall(SYS_move_pages, 0, 8, pages, NULL, status, 0) == 0);
+	node = status[0];
+	CHECK(node >= 0);
+	for (int i = 0; i < 8; i++)
+		nodes[i] = !node;
+	moved = syscall(SYS_move_pages, 0, 8, pages, nodes, status, MPOL_MF_MOVE);
+	CHECK(moved >= 0);
+	CHECK(syscall(SYS_move_pages, 0, 8, pages, NULL, status, 0) == 0);
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ(status[i], node);	/* pinned: not moved */
+	CHECK_EQ(*stale, 0);
+	CHECK_EQ(region_state(&owner) & SHMEMCOMM_STATE_STALE, 0);
+	CHECK(kept_events(owner.handle) > kept_before);
+	fill_pattern(buf, 8 * PAGE, 61);
+	CHECK(check_pattern(imported.addr, 8 * PAGE, 61));
+	printf("ok: a migration of the pinned pages (move_pages to node %d) failed and kept the region (kept_events %ld -> %ld)\n",
+	       !node, kept_before, kept_events(owner.handle));
+	sc_kmod_release(&imported);
+	sc_kmod_release(&owner);
+	CHECK(munmap(buf, 8 * PAGE) == 0);
+}
+
 /* A dma-buf of user memory: mapped, then refused once the region is stale. */
 static void dmabuf_of_user_memory(void)
 {
@@ -600,6 +649,7 @@ int main(void)
 		goes_stale(how);
 	kept_by_mprotect_and_fork();
 	kept_by_numa_hinting();
+	kept_by_failed_migration();
 	dmabuf_of_user_memory();
 
 	sc_kmod_close(&dev);
