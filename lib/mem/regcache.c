@@ -109,9 +109,12 @@ static struct sc_regcache_entry *make_room(struct sc_regcache *c, size_t need)
 		for (unsigned int i = 0; i < c->max_entries && !slot; i++)
 			if (!c->entries[i].last_use)
 				slot = &c->entries[i];
-		if (slot && c->bytes + need <= c->max_bytes)
+		if (slot && c->bytes + need <= c->max_bytes) {
+			if ((unsigned int)(slot - c->entries) >= c->used_end)
+				c->used_end = (unsigned int)(slot - c->entries) + 1;
 			return slot;
-		for (unsigned int i = 0; i < c->max_entries; i++) {
+		}
+		for (unsigned int i = 0; i < c->used_end; i++) {
 			struct sc_regcache_entry *e = &c->entries[i];
 
 			if (e->last_use && !e->busy && !e->kept &&
@@ -149,7 +152,7 @@ struct sc_regcache_entry *sc_regcache_get(struct sc_regcache *c, const void *add
 	struct sc_regcache_entry *e;
 
 	c->clock++;
-	for (unsigned int i = 0; i < c->max_entries; i++) {
+	for (unsigned int i = 0; i < c->used_end; i++) {
 		e = &c->entries[i];
 		if (!e->last_use || e->gone)
 			continue;
@@ -203,7 +206,7 @@ struct sc_regcache_entry *sc_regcache_get(struct sc_regcache *c, const void *add
  */
 static void supersede(struct sc_regcache *c, const struct sc_regcache_entry *fresh)
 {
-	for (unsigned int i = 0; i < c->max_entries; i++) {
+	for (unsigned int i = 0; i < c->used_end; i++) {
 		struct sc_regcache_entry *e = &c->entries[i];
 
 		if (e != fresh && e->last_use && !e->gone && e->start >= fresh->start &&
@@ -220,7 +223,7 @@ struct sc_regcache_entry *sc_regcache_import(struct sc_regcache *c, uint64_t han
 	struct sc_kmod_region region;
 
 	c->clock++;
-	for (unsigned int i = 0; i < c->max_entries; i++) {
+	for (unsigned int i = 0; i < c->used_end; i++) {
 		e = &c->entries[i];
 		if (e->last_use && !e->gone && e->region.handle == handle) {
 			e->last_use = c->clock;

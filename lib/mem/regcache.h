@@ -45,6 +45,7 @@ struct sc_regcache {
 	struct sc_regcache_entry *entries;
 	volatile uint32_t *stale;	/* own: one word per entry, on pages of their own; imports: NULL */
 	unsigned int max_entries;
+	unsigned int used_end;	/* no entry at or past this index has been used: lookups stop here */
 	size_t max_bytes, bytes;
 	uint64_t clock;
 	unsigned long hits, misses, evictions, stale_seen;
