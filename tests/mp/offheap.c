@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "mp.h"
 
 #define LARGE (1 << 20)		/* bytes: glibc's malloc maps a block this big */
@@ -100,48 +101,18 @@ static void run(enum kind kind, void *dst, void *src, size_t count, const char *
 	}
 }
 
-/* What this PE writes to stderr from capture_begin to capture_end (the caller frees it). */
-static FILE *captured;
-static int saved_stderr;
-
-static void capture_begin(void)
-{
-	captured = tmpfile();
-	saved_stderr = dup(2);
-	MP_CHECK(captured && saved_stderr >= 0);
-	fflush(stderr);
-	MP_CHECK(dup2(fileno(captured), 2) == 2);
-}
-
-static char *capture_end(void)
-{
-	long len;
-	char *text;
-
-	fflush(stderr);
-	MP_CHECK(dup2(saved_stderr, 2) == 2);
-	close(saved_stderr);
-	len = ftell(captured);
-	text = calloc(1, (size_t)len + 1);
-	rewind(captured);
-	MP_CHECK(text && fread(text, 1, (size_t)len, captured) == (size_t)len);
-	fclose(captured);
-	return text;
-}
-
 /* @call (an int expression) returns -1 and says @want on stderr. */
 #define REFUSED(call, want)                                                       \
 	do {                                                                      \
-		char *said_;                                                      \
-		capture_begin();                                                  \
+		struct capture said_;                                             \
+		capture_start(&said_);                                            \
 		int ret_ = (call);                                                \
-		said_ = capture_end();                                            \
-		if (ret_ != -1 || !strstr(said_, want)) {                         \
+		capture_end(&said_);                                              \
+		if (ret_ != -1 || !strstr(said_.text, want)) {                    \
 			fprintf(stderr, "PE %d: %s returned %d and said \"%s\", wanted -1 and \"%s\"\n", \
-				me, #call, ret_, said_, want);                     \
+				me, #call, ret_, said_.text, want);                \
 			shmem_global_exit(1);                                     \
 		}                                                                 \
-		free(said_);                                                      \
 	} while (0)
 
 static shmemx_buffer_stats_t stats(void)
@@ -337,21 +308,21 @@ static void ahead(void)
 /* A source that cannot be registered writable (read-only memory) is staged, with a warning. */
 static void read_only_source(void)
 {
-	char *src = map(LARGE), *dst = map(LARGE), *said;
+	char *src = map(LARGE), *dst = map(LARGE);
+	struct capture said;
 
 	for (size_t i = 0; i < LARGE / 4; i++)
 		put(src, i, value(me, i));
 	MP_CHECK(mprotect(src, LARGE, PROT_READ) == 0);
-	capture_begin();
+	capture_start(&said);
 	MP_CHECK(shmemx_allreduce(SHMEM_TEAM_WORLD, dst, src, LARGE / 4, SHMEMX_INT32,
 				  SHMEMX_SUM) == 0);
-	said = capture_end();
-	MP_CHECK(strstr(said, "the memory is read-only") &&
-		 strstr(said, "so its source (1048576 bytes at") &&
-		 strstr(said, "goes through the staging buffers"));
+	capture_end(&said);
+	MP_CHECK(strstr(said.text, "the memory is read-only") &&
+		 strstr(said.text, "so its source (1048576 bytes at") &&
+		 strstr(said.text, "goes through the staging buffers"));
 	for (size_t i = 0; i < LARGE / 4; i++)
 		MP_CHECK(get(dst, i) == 7 * n * (n + 1) / 2 + n * (int32_t)(i % 1013));
-	free(said);
 	munmap(src, LARGE);
 	munmap(dst, LARGE);
 }
