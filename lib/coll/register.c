@@ -172,10 +172,9 @@ int shmemx_buffer_stats(shmemx_buffer_stats_t *stats)
 	}
 	*stats = (shmemx_buffer_stats_t){
 		.misses = own->misses, .hits = own->hits, .stale = own->stale_seen,
-		.evictions = own->evictions, .pinned_bytes = own->bytes,
+		.evictions = own->evictions, .entries = sc_regcache_entries(own),
+		.pinned_bytes = own->bytes,
 	};
-	for (unsigned int i = 0; i < own->max_entries; i++)
-		stats->entries += own->entries[i].last_use != 0;
 	for (int pe = 0; sc.mem.imports && pe < sc.npes; pe++) {
 		stats->imports += sc.mem.imports[pe].misses;
 		stats->import_hits += sc.mem.imports[pe].hits;

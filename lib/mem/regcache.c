@@ -128,14 +128,19 @@ static struct sc_regcache_entry *make_room(struct sc_regcache *c, size_t need)
 	}
 }
 
+unsigned int sc_regcache_entries(const struct sc_regcache *c)
+{
+	unsigned int held = 0;
+
+	for (unsigned int i = 0; i < c->used_end; i++)
+		held += c->entries[i].last_use != 0;
+	return held;
+}
+
 static void log_full(const struct sc_regcache *c, size_t need, enum sc_log_level level)
 {
-	unsigned int used = 0;
-
-	for (unsigned int i = 0; i < c->max_entries; i++)
-		used += c->entries[i].last_use != 0;
 	sc_log(level, "registration cache: no room for %zu more bytes: its %u of %u entries and %zu of %zu bytes are all in use or kept (shmemx_buffer_register); raise SHMEMCOMM_REGCACHE_ENTRIES or _BYTES",
-	       need, used, c->max_entries, c->bytes, c->max_bytes);
+	       need, sc_regcache_entries(c), c->max_entries, c->bytes, c->max_bytes);
 }
 
 static int covers(const struct sc_regcache_entry *e, uintptr_t addr, size_t len)

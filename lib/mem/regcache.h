@@ -80,6 +80,8 @@ struct sc_regcache_entry *sc_regcache_import(struct sc_regcache *c, uint64_t han
 					     uint64_t owner_start, enum sc_log_level level,
 					     int *err);
 void sc_regcache_put(struct sc_regcache *c, struct sc_regcache_entry *e);
+/* How many entries the cache holds now. */
+unsigned int sc_regcache_entries(const struct sc_regcache *c);
 
 /*
  * Lets go of every entry that covers @addr (an explicit unregister), or
