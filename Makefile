@@ -51,8 +51,35 @@ TOOLS := $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(B
 	$(BIN)/shmemctl
 GENL := $(BUILD)/tools/shmemctl/genl.o
 
-.PHONY: all kmod kmod-mutant check run checkpatch clean install uninstall dkms-source
-all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES)
+# The PyTorch backend (torch/): built where python3 imports torch 2.x. On
+# Debian 12 that is the trixie root: scripts/torch-root run make torch.
+TORCH_PYTHON ?= python3
+HAVE_TORCH := $(shell $(TORCH_PYTHON) -c 'import torch.distributed' >/dev/null 2>&1 && echo yes)
+TORCH_PKG := $(BUILD)/torch/shmemcomm_torch
+TORCH_EXT := $(TORCH_PKG)/_C.so
+
+.PHONY: all kmod kmod-mutant check run checkpatch clean install uninstall dkms-source torch
+all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES) \
+	$(if $(HAVE_TORCH),torch)
+
+torch: $(TORCH_EXT) $(TORCH_PKG)/__init__.py
+
+$(TORCH_PKG)/__init__.py: torch/shmemcomm_torch/__init__.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# The library is linked in whole (its PIC objects), so the package needs
+# nothing else of ours at run time; its symbols stay inside.
+$(TORCH_EXT): torch/backend.cpp torch/engine.c torch/engine.h torch/flags.py $(PIC_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -c -o $(BUILD)/torch/engine.o torch/engine.c
+	$(CXX) -O2 -g -std=c++17 -fPIC -Wall -Wextra -Werror -Wno-unused-parameter \
+		-Iinclude -Itorch $$($(TORCH_PYTHON) torch/flags.py cflags) \
+		-c -o $(BUILD)/torch/backend.o torch/backend.cpp
+	@rm -f $(BUILD)/torch/libshmemcomm-pic.a && ar rcs $(BUILD)/torch/libshmemcomm-pic.a $(PIC_OBJS)
+	$(CXX) -shared -o $@ $(BUILD)/torch/backend.o $(BUILD)/torch/engine.o \
+		$(BUILD)/torch/libshmemcomm-pic.a -Wl,--exclude-libs,ALL \
+		$$($(TORCH_PYTHON) torch/flags.py ldflags) -libverbs -lm -pthread
 
 $(BIN)/shmemctl: $(BUILD)/tools/shmemctl/shmemctl.o $(GENL)
 	@mkdir -p $(dir $@)

@@ -16,15 +16,48 @@ extern "C" {
  * environment variable, then to the default; a field that is set wins over
  * the variable. Zero the whole struct first: later versions add fields.
  */
+/*
+ * A bootstrap of the caller's own, for a framework that has one already (a
+ * key-value store such as torch.distributed's, an MPI communicator): the PEs
+ * meet through it instead of the library's TCP rendezvous, so neither
+ * launcher variables nor a port of ours are needed.
+ *
+ * allgather puts every rank's @len bytes, in rank order, into @all (size *
+ * len bytes); every rank calls it alike, @len may be 0 (a barrier). It
+ * returns 0, or a negative value after the caller's own message; it must
+ * not wait forever. The library calls it only from the thread inside
+ * shmemx_init_attr, shmemx_team_create or shmem_finalize.
+ */
+typedef struct shmemx_bootstrap {
+	int rank;		/* this process among the @size that meet */
+	int size;
+	const char *name;	/* for messages, e.g. "torch.distributed store" */
+	void *ctx;		/* handed to allgather */
+	int (*allgather)(void *ctx, const void *mine, size_t len, void *all);
+} shmemx_bootstrap_t;
+
 typedef struct {
 	size_t symmetric_size;		/* SHMEM_SYMMETRIC_SIZE */
 	const char *transport;		/* SHMEMCOMM_TRANSPORT: "kmod", "memfd", "kmod,rdma"... */
 	double timeout_seconds;		/* SHMEMCOMM_TIMEOUT */
-	unsigned long reserved[4];	/* must be zero */
+	/* NULL: the launcher's variables and the TCP rendezvous (shmemrun(1)) */
+	const shmemx_bootstrap_t *bootstrap;
+	unsigned long reserved[3];	/* must be zero */
 } shmemx_init_attr_t;
 
 /* shmem_init with attributes; a bad attribute ends the process with a message. */
 void shmemx_init_attr(const shmemx_init_attr_t *attr);
+
+/*
+ * A team of any PEs, in the order given (@pes are world PE numbers, each
+ * once). Only the members call it, and they meet through @members, a
+ * bootstrap over just them (its rank is the index in @pes), to agree on the
+ * team's sync slot: unlike shmem_team_split_strided, the other PEs take no
+ * part, as a framework's subgroups need. Returns 0, or -1 after a message
+ * (with *@team SHMEM_TEAM_INVALID). Destroyed by shmem_team_destroy.
+ */
+int shmemx_team_create(const int *pes, int n, const shmemx_bootstrap_t *members,
+		       shmem_team_t *team);
 
 /* The memory back end in use, "kmod" or "memfd", with "+rdma" when PEs are reached by RDMA. */
 const char *shmemx_transport_name(void);
@@ -120,6 +153,14 @@ int shmemx_alltoall_nb(shmem_team_t team, void *dest, const void *source, size_t
 int shmemx_test(shmemx_request_t *req, int *done);
 /* Completes the request. A NULL *req is complete already. */
 int shmemx_wait(shmemx_request_t *req);
+/*
+ * For a caller that drives requests with shmemx_test and keeps deadlines
+ * of its own: what @req waits for, in words that name the PEs ("allreduce
+ * on a team of 4 waits for PE 2, which has not arrived"), into @buf.
+ * Returns 1 when a PE of this node that the job needs has exited, so the
+ * request can never complete; else 0.
+ */
+int shmemx_request_describe(shmemx_request_t req, char *buf, size_t len);
 
 /*
  * Buffers off the heap, single copy (kmod back end with user-memory

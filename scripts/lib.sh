@@ -67,3 +67,9 @@ linux_source_dir() {
 checkpatch() {
 	echo "$(linux_source_dir)/scripts/checkpatch.pl"
 }
+
+# The Debian 13 (trixie) root where the PyTorch backend is built and tested:
+# Debian 12's torch (1.13) is older than the c10d::Backend API.
+torch_root_dir() {
+	echo "$SHMEMCOMM_CACHE/torch-root"
+}

@@ -39,7 +39,7 @@ void shmem_global_exit(int status)
 static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 			    enum sc_mem_kind *kind)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 3; i++)
 		if (attr->reserved[i]) {
 			sc_error("shmemx_init_attr: reserved[%d] is %lu; zero the whole attribute struct",
 				 i, attr->reserved[i]);
@@ -61,6 +61,16 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 		}
 		sc.timeout = attr->timeout_seconds;
 	}
+	if (attr->bootstrap) {
+		const shmemx_bootstrap_t *b = attr->bootstrap;
+
+		if (!b->allgather || b->size < 1 || b->size > SC_MAX_PES || b->rank < 0 ||
+		    b->rank >= b->size) {
+			sc_error("shmemx_init_attr: the bootstrap's rank %d of size %d (1..%d PEs) or its allgather (%s) is not usable",
+				 b->rank, b->size, SC_MAX_PES, b->allgather ? "set" : "NULL");
+			return -1;
+		}
+	}
 	if (attr->transport && sc_transport_parse(attr->transport, kind, &sc.force_rdma)) {
 		sc_error("shmemx_init_attr: transport '%s' is not kmod, memfd or rdma, or kmod or memfd with rdma (\"kmod,rdma\")",
 			 attr->transport);
@@ -71,6 +81,7 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 
 static void init_or_exit(const shmemx_init_attr_t *attr)
 {
+	const shmemx_bootstrap_t *bootstrap = attr ? attr->bootstrap : NULL;
 	uint64_t heap;
 	long debug;
 	enum sc_mem_kind kind;
@@ -85,16 +96,23 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	if (sc_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
-	    sc_launch_detect(&sc.launch) || sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
+	    sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
 		exit(1);
 	if (attr && apply_attributes(attr, &heap, &kind))
+		exit(1);
+	if (bootstrap)
+		sc.launch = (struct sc_launch){ .rank = bootstrap->rank, .size = bootstrap->size,
+						.launcher = bootstrap->name ? bootstrap->name :
+							    "the caller's bootstrap" };
+	else if (sc_launch_detect(&sc.launch))
 		exit(1);
 	sc.heap_size = heap;
 	sc.debug = (int)debug;
 	sc.me = sc.launch.rank;
 	sc.npes = sc.launch.size;
 
-	if (sc_boot_open(&sc.boot, &sc.launch, sc.timeout) ||
+	if ((bootstrap ? sc_boot_open_external(&sc.boot, bootstrap, sc.timeout) :
+			 sc_boot_open(&sc.boot, &sc.launch, sc.timeout)) ||
 	    sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		exit(1);
 	if (sc_wait_init(sc.node.local_size))

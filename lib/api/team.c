@@ -79,16 +79,31 @@ out:
 	free(count);
 }
 
-static void team_set(struct sc_team *t, int start, int stride, int size, int slot)
+/* @pe's index in @t, or -1 */
+static int index_of(const struct sc_team *t, int pe)
+{
+	if (t->members) {
+		for (int i = 0; i < t->size; i++)
+			if (t->members[i] == pe)
+				return i;
+		return -1;
+	}
+	if (pe < t->start || (pe - t->start) % t->stride || (pe - t->start) / t->stride >= t->size)
+		return -1;
+	return (pe - t->start) / t->stride;
+}
+
+/* @members (taken over, may be NULL) or else @start and @stride say who is in it */
+static void team_set(struct sc_team *t, int start, int stride, int size, int *members,
+		     int slot)
 {
 	memset(t, 0, sizeof(*t));
 	t->start = start;
 	t->stride = stride;
 	t->size = size;
+	t->members = members;
 	t->slot = slot;
-	t->my_index = -1;
-	if (sc.me >= start && (sc.me - start) % stride == 0 && (sc.me - start) / stride < size)
-		t->my_index = (sc.me - start) / stride;
+	t->my_index = index_of(t, sc.me);
 	for (int i = 0; i < size; i++)
 		t->spans |= !sc.mem.base[sc_team_world_pe(t, i)];
 	if (t->spans && t->my_index >= 0)
@@ -110,15 +125,15 @@ static void shared_team_init(void)
 		if (node->local_pes[i] - node->local_pes[i - 1] != stride)
 			n = 0;
 	if (n)
-		team_set(&sc_team_shared, start, stride, n, SC_SLOT_SHARED);
+		team_set(&sc_team_shared, start, stride, n, NULL, SC_SLOT_SHARED);
 	else
-		team_set(&sc_team_shared, sc.me, 1, 1, SC_SLOT_SHARED);
+		team_set(&sc_team_shared, sc.me, 1, 1, NULL, SC_SLOT_SHARED);
 }
 
 void sc_teams_init(void)
 {
 	sc.free_slots = ~0ull & ~(1ull << SC_SLOT_WORLD) & ~(1ull << SC_SLOT_SHARED);
-	team_set(&sc_team_world, 0, 1, sc.npes, SC_SLOT_WORLD);
+	team_set(&sc_team_world, 0, 1, sc.npes, NULL, SC_SLOT_WORLD);
 	shared_team_init();
 	sc_team_world.predefined = sc_team_shared.predefined = 1;
 }
@@ -165,18 +180,27 @@ static int valid_config(const shmem_team_config_t *config, long mask, const char
 	return 1;
 }
 
-/* A new team object for this PE if it is a member, else SHMEM_TEAM_INVALID. */
-static shmem_team_t make_team(int start, int stride, int size, int slot,
-			      const shmem_team_config_t *config, long mask)
+/*
+ * A new team object for this PE if it is a member, else SHMEM_TEAM_INVALID:
+ * the members are @parent's @size members from index @first, @step apart.
+ */
+static shmem_team_t make_team(const struct sc_team *parent, int first, int step, int size,
+			      int slot, const shmem_team_config_t *config, long mask)
 {
 	struct sc_team *t;
+	int *members = NULL;
+	int me = index_of(parent, sc.me) - first;
 
-	if ((sc.me - start) % stride || sc.me < start || (sc.me - start) / stride >= size)
+	if (me < 0 || me % step || me / step >= size)
 		return SHMEM_TEAM_INVALID;
 	t = malloc(sizeof(*t));
-	if (!t)
+	if (parent->members)
+		members = malloc(sizeof(int) * (size_t)size);
+	if (!t || (parent->members && !members))
 		sc_fatal(1, "PE %d: out of memory for a team", sc.me);
-	team_set(t, start, stride, size, slot);
+	for (int i = 0; members && i < size; i++)
+		members[i] = parent->members[first + i * step];
+	team_set(t, sc_team_world_pe(parent, first), parent->stride * step, size, members, slot);
 	if (mask & SHMEM_TEAM_NUM_CONTEXTS)
 		t->num_contexts = config->num_contexts;
 	claim_slot(t);
@@ -213,8 +237,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 	}
 	if (!valid)
 		return -1;
-	*new_team = make_team(sc_team_world_pe(parent, start), parent->stride * (stride ? stride : 1),
-			      size, slot, config, config_mask);
+	*new_team = make_team(parent, start, stride ? stride : 1, size, slot, config, config_mask);
 	return 0;
 }
 
@@ -250,11 +273,11 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 		return -1;
 	row = parent->my_index / columns;
 	column = parent->my_index % columns;
-	*xaxis_team = make_team(sc_team_world_pe(parent, row * columns), parent->stride,
+	*xaxis_team = make_team(parent, row * columns, 1,
 				parent->size - row * columns < columns ?
 				parent->size - row * columns : columns,
 				slots[row], xaxis_config, xaxis_mask);
-	*yaxis_team = make_team(sc_team_world_pe(parent, column), parent->stride * columns,
+	*yaxis_team = make_team(parent, column, columns,
 				(parent->size - column + columns - 1) / columns,
 				slots[rows + column], yaxis_config, yaxis_mask);
 	return 0;
@@ -287,6 +310,7 @@ void shmem_team_destroy(shmem_team_t team)
 	atomic_store(&sc_internal_of(sc.me)->coll_entered[t->slot].value, 0);
 	sc.free_slots |= 1ull << t->slot;
 	free(t->by_node);
+	free(t->members);
 	free(t);
 }
 
@@ -321,10 +345,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 	if (!src || !dest || src_pe < 0 || src_pe >= src->size)
 		return -1;
 	pe = sc_team_world_pe(src, src_pe);
-	if (pe < dest->start || (pe - dest->start) % dest->stride ||
-	    (pe - dest->start) / dest->stride >= dest->size)
-		return -1;
-	return (pe - dest->start) / dest->stride;
+	return index_of(dest, pe);
 }
 
 int shmem_team_sync(shmem_team_t team)
@@ -337,5 +358,114 @@ int shmem_team_sync(shmem_team_t team)
 		return -1;
 	}
 	sc_team_sync(t, "shmem_team_sync");
+	return 0;
+}
+
+/* FNV-1a over the member list, so that members given different lists find out */
+static uint64_t members_hash(const int *pes, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < n; i++) {
+		h ^= (uint32_t)pes[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int valid_members(const int *pes, int n, const shmemx_bootstrap_t *members,
+			 const char *what)
+{
+	if (!members || !members->allgather) {
+		sc_error("PE %d: %s: no bootstrap for the members to meet through", sc.me, what);
+		return 0;
+	}
+	if (!pes || n < 1 || n > sc.npes || members->size != n || members->rank < 0 ||
+	    members->rank >= n) {
+		sc_error("PE %d: %s: %d members (of %d PEs), the bootstrap's rank %d of %d: they do not fit",
+			 sc.me, what, n, sc.npes, members->rank, members->size);
+		return 0;
+	}
+	if (pes[members->rank] != sc.me) {
+		sc_error("PE %d: %s: member %d of the list is PE %d, not this PE (the bootstrap's rank is %d)",
+			 sc.me, what, members->rank, pes[members->rank], members->rank);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		if (pes[i] < 0 || pes[i] >= sc.npes) {
+			sc_error("PE %d: %s: member %d is PE %d, outside 0..%d", sc.me, what, i,
+				 pes[i], sc.npes - 1);
+			return 0;
+		}
+		for (int j = 0; j < i; j++)
+			if (pes[j] == pes[i]) {
+				sc_error("PE %d: %s: PE %d is in the list twice (members %d and %d)",
+					 sc.me, what, pes[i], j, i);
+				return 0;
+			}
+	}
+	return 1;
+}
+
+int shmemx_team_create(const int *pes, int n, const shmemx_bootstrap_t *members,
+		       shmem_team_t *team)
+{
+	const char *what = "shmemx_team_create";
+	struct offer {
+		uint64_t free_slots;
+		uint64_t list;
+		int32_t valid;
+		int32_t pe;
+	} mine, *all;
+	uint64_t common = ~0ull;
+	int valid, slot = -1, size;
+	int *list;
+	struct sc_team *t;
+
+	sc_require_init(what);
+	*team = SHMEM_TEAM_INVALID;
+	valid = valid_members(pes, n, members, what);
+	if (!members || !members->allgather || members->size < 1)
+		return -1;
+	size = members->size;
+	mine = (struct offer){ sc.free_slots, valid ? members_hash(pes, n) : 0, valid, sc.me };
+	all = calloc((size_t)size, sizeof(*all));
+	if (!all || members->allgather(members->ctx, &mine, sizeof(mine), all)) {
+		sc_error("PE %d: %s: the members could not meet through %s", sc.me, what,
+			 members->name ? members->name : "the bootstrap");
+		free(all);
+		return -1;
+	}
+	for (int i = 0; i < size && valid; i++) {
+		if (!all[i].valid) {
+			sc_error("PE %d: %s: PE %d, member %d, refused its arguments (its message says why)",
+				 sc.me, what, all[i].pe, i);
+			valid = 0;
+		} else if (all[i].list != mine.list) {
+			sc_error("PE %d: %s: PE %d, member %d, was given another member list",
+				 sc.me, what, all[i].pe, i);
+			valid = 0;
+		}
+		common &= all[i].free_slots;
+	}
+	free(all);
+	if (!valid)
+		return -1;
+	for (int s = 0; s < SC_MAX_TEAMS && slot < 0; s++)
+		if (common & (1ull << s))
+			slot = s;
+	if (slot < 0) {
+		sc_error("PE %d: %s: no team slot is free on all %d members (%d slots); destroy teams no longer needed",
+			 sc.me, what, n, SC_MAX_TEAMS);
+		return -1;
+	}
+	t = malloc(sizeof(*t));
+	list = malloc(sizeof(int) * (size_t)n);
+	if (!t || !list)
+		sc_fatal(1, "PE %d: out of memory for a team", sc.me);
+	memcpy(list, pes, sizeof(int) * (size_t)n);
+	team_set(t, pes[0], 1, n, list, slot);
+	claim_slot(t);
+	*team = (shmem_team_t)t;
 	return 0;
 }

@@ -300,6 +300,37 @@ int sc_boot_open(struct sc_boot *boot, const struct sc_launch *l, double timeout
 	return err;
 }
 
+int sc_boot_open_external(struct sc_boot *boot, const shmemx_bootstrap_t *external,
+			  double timeout)
+{
+	char (*jobs)[sizeof(boot->job)];
+	char mine[sizeof(boot->job)] = "";
+	struct timespec now;
+	int err;
+
+	memset(boot, 0, sizeof(*boot));
+	boot->rank = external->rank;
+	boot->size = external->size;
+	boot->timeout = timeout;
+	boot->listen_fd = -1;
+	boot->root_fd = -1;
+	boot->external = external;
+	snprintf(boot->where, sizeof(boot->where), "%s",
+		 external->name ? external->name : "the caller's bootstrap");
+	/* unique among the jobs of this host: rank 0's pid and clock */
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(mine, sizeof(mine), "ext-%ld-%ld.%09ld", (long)getpid(), (long)now.tv_sec,
+		 now.tv_nsec);
+	jobs = calloc((size_t)boot->size, sizeof(*jobs));
+	if (!jobs)
+		return -ENOMEM;
+	err = sc_boot_allgather(boot, mine, sizeof(mine), jobs);
+	if (!err)
+		memcpy(boot->job, jobs[0], sizeof(boot->job));
+	free(jobs);
+	return err;
+}
+
 static int root_allgather(struct sc_boot *boot, const void *mine, size_t len, void *all)
 {
 	double deadline = sc_now() + boot->timeout;
@@ -366,6 +397,13 @@ int sc_boot_allgather(struct sc_boot *boot, const void *mine, size_t len, void *
 	if (boot->size == 1) {
 		memcpy(all, mine, len);
 		return 0;
+	}
+	if (boot->external) {
+		err = boot->external->allgather(boot->external->ctx, mine, len, all);
+		if (err)
+			sc_error("rank %d: the allgather of %s failed (%d)", boot->rank, boot->where,
+				 err);
+		return err ? -EIO : 0;
 	}
 	if (!boot->rank)
 		return root_allgather(boot, mine, len, all);

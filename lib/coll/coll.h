@@ -141,6 +141,8 @@ void sc_coll_start(struct shmemx_request *r);
 void sc_coll_finish(struct shmemx_request *r);
 /* Runs the team's queue as far as it goes without waiting; whether @r is done. */
 int sc_coll_poll(struct shmemx_request *r);
+/* What @r waits for, naming the members behind (shmemx_request_describe). */
+void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long len);
 
 /* A whole collective, blocking. */
 int sc_coll_run(const struct sc_coll_args *a);

@@ -49,6 +49,44 @@ static void missing_members(void *ctx, char *out, unsigned long len, const char 
 	sc_format_ranks(missing, n, out, len);
 }
 
+void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long len)
+{
+	const struct sc_team *t = r->a.team;
+	struct sc_internal *mine = sc_internal_of(sc.me);
+	int late[SC_MAX_PES] = { 0 }, n = 0;
+	char pes[400];
+
+	if (r->done) {
+		snprintf(out, len, "%s on a team of %d has completed", r->a.what, t->size);
+		return;
+	}
+	if (r != t->coll_head) {
+		snprintf(out, len, "%s on a team of %d waits for the team's requests before it",
+			 r->a.what, t->size);
+		return;
+	}
+	if (r->spans) {
+		struct sc_behind behind = { (struct sc_team *)t, &mine->coll_entered[t->slot],
+					    t->coll_epoch };
+
+		sc_members_behind(&behind, pes, sizeof(pes), NULL);
+		snprintf(out, len, "%s on a team of %d (across nodes) waits for PEs %s, which have not arrived",
+			 r->a.what, t->size, *pes ? pes : "(none behind: a transfer is under way)");
+		return;
+	}
+	/* a member whose last published step is behind this PE's has not come this far */
+	for (int m = 0; m < t->size; m++)
+		if (atomic_load(&sc_coll_slot_of(r, m)->step) < t->coll_step)
+			late[n++] = sc_team_world_pe(t, m);
+	sc_format_ranks(late, n, pes, sizeof(pes));
+	if (n)
+		snprintf(out, len, "%s on a team of %d waits for PE%s %s, which %s not arrived",
+			 r->a.what, t->size, n > 1 ? "s" : "", pes, n > 1 ? "have" : "has");
+	else
+		snprintf(out, len, "%s on a team of %d: every member has arrived; a step is under way",
+			 r->a.what, t->size);
+}
+
 /* Round @t->coll_round of the current step: this PE's arrival at its partner. */
 static void step_send(struct sc_team *t)
 {

@@ -1,4 +1,5 @@
 /* The training collectives of shmemx.h, blocking and not, over the engine. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "coll/coll.h"
@@ -177,6 +178,24 @@ int shmemx_wait(shmemx_request_t *req)
 		*req = NULL;
 	}
 	return 0;
+}
+
+int shmemx_request_describe(shmemx_request_t req, char *buf, size_t len)
+{
+	char why[256], late[512];
+	int broken;
+
+	sc_require_init("shmemx_request_describe");
+	if (!buf || !len)
+		return 0;
+	broken = sc_wait_broken(why, sizeof(why));
+	if (!req) {
+		snprintf(buf, len, "the request has completed%s%s", broken ? "; " : "", why);
+		return broken;
+	}
+	sc_coll_describe(req, late, sizeof(late));
+	snprintf(buf, len, "%s%s%s", late, broken ? "; " : "", why);
+	return broken;
 }
 
 const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes)

@@ -23,6 +23,7 @@ struct sc_team {
 	int start;
 	int stride;
 	int size;
+	int *members;		/* world PEs in team order, for a team of any PEs; NULL: strided */
 	int my_index;		/* this PE's number in the team, or -1 */
 	int slot;		/* its sync slot in struct sc_internal */
 	uint64_t epoch;		/* syncs this PE has entered */
@@ -85,7 +86,7 @@ extern struct sc_team sc_team_shared;
 
 static inline int sc_team_world_pe(const struct sc_team *team, int index)
 {
-	return team->start + index * team->stride;
+	return team->members ? team->members[index] : team->start + index * team->stride;
 }
 
 /* Exits with a clear message if the library is not initialized. */

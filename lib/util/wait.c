@@ -153,3 +153,30 @@ void sc_wait_step(struct sc_wait *w)
 		nanosleep(&ts, NULL);
 	}
 }
+
+int sc_wait_broken(char *out, unsigned long len)
+{
+	const struct sc_wait_watch *on = &watched;
+	const struct sc_abort *stop = on->abort;
+	int pe = stop ? atomic_load(&stop->pe) : 0;
+
+	if (pe) {
+		if (atomic_load(&stop->fatal))
+			snprintf(out, len, "PE %d stopped the job on an error (its message says which)",
+				 pe - 1);
+		else
+			snprintf(out, len, "PE %d called shmem_global_exit(%d)", pe - 1,
+				 atomic_load(&stop->status));
+		return 1;
+	}
+	for (int i = 0; i < on->local_size; i++) {
+		pe = on->local_pes[i];
+		if (pe != on->me && !pid_alive(on->pids[pe])) {
+			snprintf(out, len, "PE %d (pid %d) has exited", pe, on->pids[pe]);
+			return 1;
+		}
+	}
+	if (len)
+		out[0] = 0;
+	return 0;
+}

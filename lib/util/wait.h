@@ -58,5 +58,11 @@ void sc_wait_begin(struct sc_wait *wait, const char *what, int peer,
 		   sc_wait_missing_fn *missing, void *missing_ctx);
 /* Call after each unsuccessful poll of the condition. */
 void sc_wait_step(struct sc_wait *wait);
+/*
+ * For a caller that polls instead of waiting: 1, with the reason in @out,
+ * when the job cannot go on (a PE stopped it, or one of this node's PEs
+ * exited); else 0. It ends nothing.
+ */
+int sc_wait_broken(char *out, unsigned long len);
 
 #endif

@@ -1,0 +1,115 @@
+"""What the shmemcomm backend refuses, and how it fails.
+
+    errors.py misuse   every refusal is a RuntimeError naming the op and the
+                       dtype, device or size; the group works on after them
+    errors.py skip     rank 1 skips an all_reduce: the others raise within the
+                       group's timeout, naming PE 1; nobody hangs
+    errors.py kill     rank 1 dies (SIGKILL) before an all_reduce: the others
+                       raise at once (long before the timeout), naming it
+"""
+import datetime
+import faulthandler
+import os
+import signal
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+import shmemcomm_torch  # noqa: F401
+
+faulthandler.register(signal.SIGUSR1)
+TIMEOUT = 3.0
+
+
+def fail(msg):
+    print(f"rank {dist.get_rank()}: FAIL: {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def raises(fn, *words):
+    """fn() must raise a RuntimeError whose message holds every word."""
+    try:
+        fn()
+    except RuntimeError as e:
+        msg = str(e)
+        missing = [w for w in words if w not in msg]
+        if missing:
+            fail(f"the error lacks {missing}: {msg}")
+        return msg
+    fail(f"no error; expected one with {words}")
+
+
+def misuse(me, n):
+    t = torch.ones(4)
+    raises(lambda: dist.all_reduce(torch.ones(4, dtype=torch.float8_e5m2)), "allreduce", "Float8_e5m2")
+    # torch itself passes complex tensors as pairs of reals, for the ops that allow it
+    z = torch.full((3,), complex(me, 1))
+    dist.all_reduce(z)
+    if not torch.equal(z, torch.full((3,), complex(n * (n - 1) // 2, n))):
+        fail(f"all_reduce of complex64 gave {z.tolist()}")
+    # a tensor of another device never reaches the backend: torch refuses it by its device
+    raises(lambda: dist.all_reduce(torch.ones(4, device="meta")), "allreduce", "Meta")
+    raises(lambda: dist.broadcast(torch.ones(4).to_sparse(), src=0), "broadcast", "Sparse")
+    raises(lambda: dist.all_reduce(torch.ones(4), op=dist.ReduceOp.BAND), "allreduce", "bitwise", "Float")
+    raises(lambda: dist.all_reduce(torch.ones(4, dtype=torch.bool), op=dist.ReduceOp.AVG), "AVG", "bool")
+    raises(lambda: dist.all_reduce(t, op=dist._make_nccl_premul_sum(2.0)), "allreduce", "PREMUL_SUM")
+    raises(lambda: dist.all_gather([torch.ones(4)] * (n + 1), t), "allgather", "one per rank")
+    raises(lambda: dist.all_gather([torch.ones(5)] * n, t), "allgather", "5 elements")
+    raises(lambda: dist.all_gather_into_tensor(torch.ones(4 * n + 1), t), "all_gather_into_tensor", str(4 * n + 1))
+    raises(lambda: dist.reduce_scatter_tensor(torch.ones(4), torch.ones(4 * n, dtype=torch.float64)),
+           "reduce_scatter_tensor", "dtypes differ")
+    raises(lambda: dist.all_to_all_single(torch.ones(n * 2), torch.ones(n * 2), [1] * n, [2] * (n + 1)),
+           "all_to_all_single", "split sizes")
+    raises(lambda: dist.all_to_all_single(torch.ones(n * 2), torch.ones(n * 2), [3] * n, [2] * n),
+           "all_to_all_single", "cover")
+    # nothing above reached the other ranks: the group goes on
+    t = torch.full((8,), float(me))
+    dist.all_reduce(t)
+    if not torch.equal(t, torch.full((8,), float(n * (n - 1) // 2))):
+        fail(f"all_reduce after the refusals gave {t.tolist()}")
+
+
+def skip(me, n):
+    t = torch.ones(1000)
+    if me == 1:
+        time.sleep(TIMEOUT + 3)  # past the others' deadline, then leaves without a word
+        os._exit(0)
+    began = time.monotonic()
+    msg = raises(lambda: dist.all_reduce(t), "timed out", "PE 1")
+    took = time.monotonic() - began
+    if not TIMEOUT - 0.5 <= took <= TIMEOUT + 2:
+        fail(f"the timeout of {TIMEOUT} s took {took:.1f} s")
+    # the group is unusable now, and says why
+    raises(lambda: dist.all_reduce(t), "timed out")
+    if me == 0:
+        print(f"skip: raised after {took:.1f} s: {msg}")
+
+
+def kill(me, n):
+    dist.barrier()
+    if me == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.5)
+    began = time.monotonic()
+    msg = raises(lambda: dist.all_reduce(torch.ones(1000)), "PE 1", "exited")
+    took = time.monotonic() - began
+    if took > 5:
+        fail(f"a dead rank took {took:.1f} s to be noticed (the timeout is 60 s)")
+    if me == 0:
+        print(f"kill: raised after {took:.1f} s: {msg}")
+
+
+def main():
+    mode = sys.argv[1]
+    timeout = TIMEOUT if mode == "skip" else 60
+    dist.init_process_group("shmemcomm", timeout=datetime.timedelta(seconds=timeout))
+    me, n = dist.get_rank(), dist.get_world_size()
+    {"misuse": misuse, "skip": skip, "kill": kill}[mode](me, n)
+    if me == 0:
+        print(f"errors {mode}: as expected on {n} ranks")
+    dist.destroy_process_group()
+
+
+main()

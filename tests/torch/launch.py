@@ -1,0 +1,65 @@
+"""Starts N ranks of a script the way torchrun does (env://), and waits for them.
+
+    python3 tests/torch/launch.py -n 4 [--timeout S] [--killed R] script.py [args...]
+
+Debian's torch 2.6 is built without libuv, so torchrun itself cannot start
+there; this sets what torchrun would (RANK, LOCAL_RANK, WORLD_SIZE,
+LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, USE_LIBUV=0). Exit status: 0 if
+every rank exited 0 (rank R killed by SIGKILL, with --killed R), else the first
+failing rank's status (124 when a rank outlived --timeout: all are then killed).
+"""
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", type=int, required=True)
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--killed", type=int, default=-1, help="this rank kills itself, as a test of a lost rank")
+    ap.add_argument("script")
+    ap.add_argument("args", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    port = free_port()
+    procs = []
+    for rank in range(a.n):
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(a.n),
+                   LOCAL_WORLD_SIZE=str(a.n), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
+                   USE_LIBUV="0")
+        procs.append(subprocess.Popen([sys.executable, a.script] + a.args, env=env))
+    deadline = time.monotonic() + a.timeout
+    status = 0
+    while any(p.poll() is None for p in procs):
+        if time.monotonic() > deadline:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+            print(f"launch.py: ranks still running after {a.timeout:g} s: killed", file=sys.stderr)
+            status = 124
+            break
+        time.sleep(0.05)
+    for rank, p in enumerate(procs):
+        p.wait()
+        if rank == a.killed:
+            if p.returncode != -9:
+                print(f"launch.py: rank {rank} was to die of SIGKILL, but ended with {p.returncode}",
+                      file=sys.stderr)
+                status = status or 1
+            continue
+        if p.returncode and not status:
+            status = p.returncode if p.returncode > 0 else 128 - p.returncode
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,854 @@
+// The c10d backend "shmemcomm": torch's calls become operations of the
+// engine (engine.h), which runs them on libshmemcomm. This file only turns
+// tensors into buffers and back, and Works into completions: validation
+// happens here, on the caller's thread, so that a bad call raises at once.
+#include <torch/extension.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <shmem.h>
+#include <shmemx.h>
+
+#include "engine.h"
+
+namespace {
+
+using c10d::OpType;
+using TensorList = std::vector<at::Tensor>;
+
+// The Store is how the ranks meet: every init_method works, no port of ours.
+struct StoreBootstrap {
+	c10::intrusive_ptr<c10d::Store> store;
+	std::string prefix;
+	uint64_t round = 0;
+	shmemx_bootstrap_t boot{};
+};
+
+int store_allgather(void *ctx, const void *mine, size_t len, void *all)
+{
+	auto *s = static_cast<StoreBootstrap *>(ctx);
+
+	try {
+		std::string key = s->prefix + std::to_string(s->round++) + "/";
+		const auto *m = static_cast<const uint8_t *>(mine);
+
+		s->store->set(key + std::to_string(s->boot.rank), std::vector<uint8_t>(m, m + len));
+		for (int r = 0; r < s->boot.size; r++) {
+			auto v = s->store->get(key + std::to_string(r));
+
+			if (v.size() != len) {
+				fprintf(stderr, "shmemcomm: rank %d gave %zu bytes to the store's allgather, not %zu\n",
+					r, v.size(), len);
+				return -1;
+			}
+			memcpy(static_cast<char *>(all) + r * len, v.data(), len);
+		}
+		return 0;
+	} catch (const std::exception &e) {
+		fprintf(stderr, "shmemcomm: the torch.distributed store failed: %s\n", e.what());
+		return -1;
+	}
+}
+
+class ShmemcommWork : public c10d::Work {
+public:
+	ShmemcommWork(int rank, OpType type, const char *title, TensorList outputs)
+		: Work(rank, type, title), outputs_(std::move(outputs)),
+		  future_(c10::make_intrusive<at::ivalue::Future>(
+			  c10::ListType::create(c10::TensorType::get())))
+	{
+	}
+
+	bool isCompleted() override
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		return completed_;
+	}
+
+	bool isSuccess() const override
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		return completed_ && !exception_;
+	}
+
+	TensorList result() override
+	{
+		return outputs_;
+	}
+
+	c10::intrusive_ptr<c10::ivalue::Future> getFuture() override
+	{
+		return future_;
+	}
+
+	void complete(const char *error)
+	{
+		if (error) {
+			auto e = std::make_exception_ptr(std::runtime_error(error));
+
+			finish(e);
+			future_->setError(e);
+		} else {
+			finish();
+			future_->markCompleted(c10::IValue(outputs_));
+		}
+	}
+
+private:
+	TensorList outputs_;
+	c10::intrusive_ptr<at::ivalue::Future> future_;
+};
+
+// One engine operation and what it needs until it ends: the tensors it
+// reads and writes stay referenced, and @after copies results out.
+struct Pending {
+	sct_op op{};
+	c10::intrusive_ptr<ShmemcommWork> work;	// null for the inner ops of a coalesced call
+	TensorList keep;
+	std::vector<int64_t> counts;		// alltoallv's four arrays, back to back
+	std::function<void()> after;
+};
+
+void pending_done(sct_op *op, const char *error)
+{
+	std::unique_ptr<Pending> p(static_cast<Pending *>(op->ctx));
+	std::string failed;
+
+	if (!error && p->after) {
+		try {
+			at::NoGradGuard no_grad;
+			p->after();
+		} catch (const std::exception &e) {
+			failed = std::string("shmemcomm: ") + op->what + ": copying the result out failed: " +
+				 e.what();
+			error = failed.c_str();
+		}
+	}
+	if (p->work)
+		p->work->complete(error);
+}
+
+const char *scalar_name(at::ScalarType t)
+{
+	return c10::toString(t);
+}
+
+shmemx_dtype_t dtype_of(const at::Tensor &t, const char *what)
+{
+	TORCH_CHECK(t.device().is_cpu(), "shmemcomm: ", what, ": tensors must be on the CPU; this one is on ",
+		    t.device(), " (shmemcomm moves host memory)");
+	TORCH_CHECK(t.layout() == c10::kStrided, "shmemcomm: ", what, ": layout ", t.layout(),
+		    " is not supported: only dense (strided) tensors are");
+	switch (t.scalar_type()) {
+	case at::kFloat: return SHMEMX_FP32;
+	case at::kDouble: return SHMEMX_FP64;
+	case at::kHalf: return SHMEMX_FP16;
+	case at::kBFloat16: return SHMEMX_BF16;
+	case at::kChar: return SHMEMX_INT8;
+	case at::kShort: return SHMEMX_INT16;
+	case at::kInt: return SHMEMX_INT32;
+	case at::kLong: return SHMEMX_INT64;
+	case at::kByte: return SHMEMX_UINT8;
+	case at::kBool: return SHMEMX_UINT8;
+	case at::kUInt16: return SHMEMX_UINT16;
+	case at::kUInt32: return SHMEMX_UINT32;
+	case at::kUInt64: return SHMEMX_UINT64;
+	default:
+		TORCH_CHECK(false, "shmemcomm: ", what, ": dtype ", scalar_name(t.scalar_type()),
+			    " is not supported (float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64 and bool are)");
+	}
+}
+
+shmemx_op_t op_of(const c10d::ReduceOp &reduce, at::ScalarType type, const char *what)
+{
+	bool is_bool = type == at::kBool;
+	bool integral = c10::isIntegralType(type, true);
+
+	switch (reduce.op_) {
+	case c10d::ReduceOp::SUM:
+	case c10d::ReduceOp::MAX:
+		return is_bool ? SHMEMX_BOR : (reduce.op_ == c10d::ReduceOp::SUM ? SHMEMX_SUM : SHMEMX_MAX);
+	case c10d::ReduceOp::PRODUCT:
+	case c10d::ReduceOp::MIN:
+		return is_bool ? SHMEMX_BAND : (reduce.op_ == c10d::ReduceOp::PRODUCT ? SHMEMX_PROD : SHMEMX_MIN);
+	case c10d::ReduceOp::AVG:
+		TORCH_CHECK(!is_bool, "shmemcomm: ", what, ": ReduceOp.AVG is not defined for bool tensors");
+		return SHMEMX_AVG;
+	case c10d::ReduceOp::BAND:
+	case c10d::ReduceOp::BOR:
+	case c10d::ReduceOp::BXOR:
+		TORCH_CHECK(integral, "shmemcomm: ", what, ": bitwise ReduceOps need an integer or bool dtype, not ",
+			    scalar_name(type));
+		return reduce.op_ == c10d::ReduceOp::BAND ? SHMEMX_BAND :
+		       reduce.op_ == c10d::ReduceOp::BOR ? SHMEMX_BOR : SHMEMX_BXOR;
+	default:
+		TORCH_CHECK(false, "shmemcomm: ", what, ": ReduceOp ", static_cast<int>(reduce.op_),
+			    " (PREMUL_SUM or another) is not supported; SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR and BXOR are");
+	}
+}
+
+void check_one(const TensorList &tensors, const char *what)
+{
+	TORCH_CHECK(tensors.size() == 1, "shmemcomm: ", what, ": takes one tensor per process, not ",
+		    tensors.size());
+}
+
+void check_alike(const at::Tensor &t, const at::Tensor &like, const char *what)
+{
+	TORCH_CHECK(t.scalar_type() == like.scalar_type(), "shmemcomm: ", what, ": dtypes differ (",
+		    scalar_name(t.scalar_type()), " and ", scalar_name(like.scalar_type()), ")");
+	dtype_of(t, what);
+}
+
+// A tensor's elements as one contiguous buffer: itself, or a copy.
+at::Tensor flat_of(const at::Tensor &t)
+{
+	return t.is_contiguous() ? t : t.contiguous();
+}
+
+class ProcessGroupShmemcomm : public c10d::Backend {
+public:
+	ProcessGroupShmemcomm(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,
+			      double timeout, std::vector<int64_t> global_ranks)
+		: Backend(rank, size), timeout_(timeout)
+	{
+		char error[1024];
+		bool world = global_ranks.empty();
+
+		if (!world) {
+			world = static_cast<int>(global_ranks.size()) == size;
+			for (int i = 0; world && i < size; i++)
+				world = global_ranks[i] == i;
+			// a group of every rank is still a group of its own, unless it is the first
+			world = world && !initialized();
+		}
+		boot_.store = store;
+		boot_.prefix = "shmemcomm/";
+		boot_.boot = shmemx_bootstrap_t{ rank, size, "the torch.distributed store", &boot_,
+						 store_allgather };
+		if (world) {
+			TORCH_CHECK(!initialized(), "shmemcomm: a second default process group in one process: shmemcomm initializes once per process (destroy_process_group ends it for good)");
+			TORCH_CHECK(sct_engine_start(error, sizeof(error)) == 0, "shmemcomm: ", error);
+			TORCH_CHECK(sct_engine_call(init_call, this, error, sizeof(error)) == 0,
+				    "shmemcomm: init failed: ", error);
+			team_ = SHMEM_TEAM_WORLD;
+			owns_library_ = true;
+			initialized() = true;
+		} else {
+			TORCH_CHECK(initialized(), "shmemcomm: new_group with backend shmemcomm needs the default process group to use shmemcomm too");
+			members_.assign(global_ranks.begin(), global_ranks.end());
+			TORCH_CHECK(sct_engine_call(team_call, this, error, sizeof(error)) == 0,
+				    "shmemcomm: new_group failed: ", error);
+		}
+	}
+
+	~ProcessGroupShmemcomm() override
+	{
+		char error[1024];
+		// Python drops the group holding the GIL; the engine's thread may need it
+		// meanwhile, to free a tensor that Python knew, before it reaches us.
+		std::unique_ptr<py::gil_scoped_release> no_gil;
+
+		if (Py_IsInitialized() && PyGILState_Check())
+			no_gil = std::make_unique<py::gil_scoped_release>();
+		// after a failure the library's state is not to be trusted: no sync
+		if (sct_engine_broken()) {
+			if (owns_library_)
+				sct_engine_stop();
+			return;
+		}
+		// A subgroup's team is kept until finalize: Python drops groups in no
+		// set order, and shmem_team_destroy is a sync of the members, which
+		// could then wait on each other across groups.
+		if (owns_library_) {
+			if (sct_engine_call(finalize_call, this, error, sizeof(error)))
+				fprintf(stderr, "shmemcomm: finalize: %s\n", error);
+			sct_engine_stop();
+		}
+	}
+
+	const std::string getBackendName() const override
+	{
+		return "shmemcomm";
+	}
+
+	c10::intrusive_ptr<c10d::Work> broadcast(TensorList &tensors,
+						 const c10d::BroadcastOptions &opts) override
+	{
+		const char *what = "broadcast";
+
+		check_one(tensors, what);
+		check_root(opts.rootRank, what);
+		auto &t = tensors[0];
+		auto p = pending(OpType::BROADCAST, what, t, tensors, opts.timeout);
+		auto flat = in_place(p.get(), t);
+		p->op.kind = SCT_BROADCAST;
+		p->op.root = static_cast<int>(opts.rootRank);
+		p->op.dest = flat.data_ptr();
+		p->op.src = flat.data_ptr();
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> allreduce(TensorList &tensors,
+						 const c10d::AllreduceOptions &opts) override
+	{
+		const char *what = "allreduce";
+
+		check_one(tensors, what);
+		auto &t = tensors[0];
+		auto p = pending(OpType::ALLREDUCE, what, t, tensors, opts.timeout);
+		p->op.kind = SCT_ALLREDUCE;
+		p->op.op = op_of(opts.reduceOp, t.scalar_type(), what);
+		auto flat = in_place(p.get(), t);
+		p->op.dest = flat.data_ptr();
+		p->op.src = flat.data_ptr();
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> allreduce_coalesced(TensorList &tensors,
+							   const c10d::AllreduceCoalescedOptions &opts) override
+	{
+		const char *what = "allreduce_coalesced";
+
+		TORCH_CHECK(!tensors.empty(), "shmemcomm: ", what, ": no tensors");
+		for (auto &t : tensors)
+			check_alike(t, tensors[0], what);
+		// one allreduce over the tensors side by side
+		TensorList flats;
+		for (auto &t : tensors)
+			flats.push_back(t.reshape({ -1 }));
+		auto packed = at::cat(flats);
+		auto p = pending(OpType::ALLREDUCE_COALESCED, what, packed, tensors, opts.timeout);
+		p->op.kind = SCT_ALLREDUCE;
+		p->op.op = op_of(opts.reduceOp, packed.scalar_type(), what);
+		p->op.dest = packed.data_ptr();
+		p->op.src = packed.data_ptr();
+		p->keep.push_back(packed);
+		p->after = [tensors, packed]() mutable {
+			int64_t at = 0;
+			for (auto &t : tensors) {
+				t.copy_(packed.narrow(0, at, t.numel()).view(t.sizes()));
+				at += t.numel();
+			}
+		};
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> reduce(TensorList &tensors,
+					      const c10d::ReduceOptions &opts) override
+	{
+		const char *what = "reduce";
+
+		check_one(tensors, what);
+		check_root(opts.rootRank, what);
+		auto &t = tensors[0];
+		auto p = pending(OpType::REDUCE, what, t, tensors, opts.timeout);
+		p->op.kind = SCT_ALLREDUCE;
+		p->op.op = op_of(opts.reduceOp, t.scalar_type(), what);
+		if (getRank() == opts.rootRank) {
+			auto flat = in_place(p.get(), t);
+			p->op.dest = flat.data_ptr();
+			p->op.src = flat.data_ptr();
+		} else {
+			// the others keep their tensor as it was
+			auto src = flat_of(t);
+			auto scratch = at::empty_like(src);
+			p->keep.insert(p->keep.end(), { src, scratch });
+			p->op.src = src.data_ptr();
+			p->op.dest = scratch.data_ptr();
+		}
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> allgather(std::vector<TensorList> &outputs, TensorList &inputs,
+						 const c10d::AllgatherOptions &opts) override
+	{
+		const char *what = "allgather";
+
+		check_one(inputs, what);
+		TORCH_CHECK(outputs.size() == 1, "shmemcomm: ", what, ": takes one output list per process");
+		check_blocks(outputs[0], inputs[0], what);
+		return gather_into(OpType::ALLGATHER, what, outputs[0], inputs[0], opts.timeout, true);
+	}
+
+	c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor &output, at::Tensor &input,
+						       const c10d::AllgatherOptions &opts) override
+	{
+		const char *what = "all_gather_into_tensor";
+
+		check_alike(output, input, what);
+		TORCH_CHECK(output.numel() == input.numel() * getSize(), "shmemcomm: ", what,
+			    ": the output has ", output.numel(), " elements, not ", getSize(), " x ",
+			    input.numel());
+		auto p = pending(OpType::_ALLGATHER_BASE, what, input, { output }, opts.timeout);
+		fill_allgather(p.get(), output, input);
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> allgather_coalesced(std::vector<TensorList> &outputs,
+							   TensorList &inputs,
+							   const c10d::AllgatherOptions &opts) override
+	{
+		const char *what = "allgather_coalesced";
+
+		TORCH_CHECK(outputs.size() == inputs.size(), "shmemcomm: ", what, ": ", outputs.size(),
+			    " output lists for ", inputs.size(), " inputs");
+		c10::intrusive_ptr<c10d::Work> last;
+		for (size_t i = 0; i < inputs.size(); i++) {
+			check_blocks(outputs[i], inputs[i], what);
+			last = gather_into(OpType::ALLGATHER_COALESCED, what, outputs[i], inputs[i],
+					   opts.timeout, i + 1 == inputs.size());
+		}
+		return last ? last : nothing(OpType::ALLGATHER_COALESCED, what);
+	}
+
+	c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(TensorList &outputs,
+								       TensorList &inputs,
+								       const c10d::AllgatherOptions &opts) override
+	{
+		const char *what = "allgather_into_tensor_coalesced";
+
+		TORCH_CHECK(outputs.size() == inputs.size(), "shmemcomm: ", what, ": ", outputs.size(),
+			    " outputs for ", inputs.size(), " inputs");
+		c10::intrusive_ptr<c10d::Work> last;
+		for (size_t i = 0; i < inputs.size(); i++) {
+			check_alike(outputs[i], inputs[i], what);
+			TORCH_CHECK(outputs[i].numel() == inputs[i].numel() * getSize(), "shmemcomm: ",
+				    what, ": output ", i, " has ", outputs[i].numel(), " elements, not ",
+				    getSize(), " x ", inputs[i].numel());
+			auto p = pending(OpType::COALESCED, what, inputs[i], outputs, opts.timeout,
+					 i + 1 == inputs.size());
+			fill_allgather(p.get(), outputs[i], inputs[i]);
+			last = submit(std::move(p));
+		}
+		return last ? last : nothing(OpType::COALESCED, what);
+	}
+
+	c10::intrusive_ptr<c10d::Work> gather(std::vector<TensorList> &outputs, TensorList &inputs,
+					      const c10d::GatherOptions &opts) override
+	{
+		const char *what = "gather";
+
+		check_one(inputs, what);
+		check_root(opts.rootRank, what);
+		bool root = getRank() == opts.rootRank;
+		if (root) {
+			TORCH_CHECK(outputs.size() == 1, "shmemcomm: ", what, ": the root takes one output list");
+			check_blocks(outputs[0], inputs[0], what);
+		} else {
+			TORCH_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
+				    "shmemcomm: ", what, ": only the root (rank ", opts.rootRank,
+				    ") passes an output list");
+			dtype_of(inputs[0], what);
+		}
+		// every member gathers; only the root copies out
+		TensorList none;
+		return gather_into(OpType::GATHER, what, root ? outputs[0] : none, inputs[0], opts.timeout,
+				   true);
+	}
+
+	c10::intrusive_ptr<c10d::Work> scatter(TensorList &outputs, std::vector<TensorList> &inputs,
+					       const c10d::ScatterOptions &opts) override
+	{
+		const char *what = "scatter";
+
+		check_one(outputs, what);
+		check_root(opts.rootRank, what);
+		auto &out = outputs[0];
+		dtype_of(out, what);
+		bool root = getRank() == opts.rootRank;
+		at::Tensor all = at::empty({ out.numel() * getSize() }, out.options());
+		if (root) {
+			TORCH_CHECK(inputs.size() == 1, "shmemcomm: ", what, ": the root takes one input list");
+			check_blocks(inputs[0], out, what);
+			for (int i = 0; i < getSize(); i++)
+				all.narrow(0, i * out.numel(), out.numel()).copy_(inputs[0][i].reshape({ -1 }));
+		} else {
+			TORCH_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
+				    "shmemcomm: ", what, ": only the root (rank ", opts.rootRank,
+				    ") passes an input list");
+		}
+		// the root's blocks reach everyone by one broadcast; each keeps its own
+		auto p = pending(OpType::SCATTER, what, out, outputs, opts.timeout);
+		p->op.kind = SCT_BROADCAST;
+		p->op.root = static_cast<int>(opts.rootRank);
+		p->op.dest = all.data_ptr();
+		p->op.src = all.data_ptr();
+		p->op.count = all.numel();
+		p->keep.push_back(all);
+		int me = getRank();
+		p->after = [out, all, me]() mutable {
+			out.copy_(all.narrow(0, me * out.numel(), out.numel()).view(out.sizes()));
+		};
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> reduce_scatter(TensorList &outputs, std::vector<TensorList> &inputs,
+						      const c10d::ReduceScatterOptions &opts) override
+	{
+		const char *what = "reduce_scatter";
+
+		check_one(outputs, what);
+		TORCH_CHECK(inputs.size() == 1, "shmemcomm: ", what, ": takes one input list per process");
+		auto &out = outputs[0];
+		check_blocks(inputs[0], out, what);
+		TensorList flats;
+		for (auto &t : inputs[0])
+			flats.push_back(t.reshape({ -1 }));
+		auto packed = at::cat(flats);
+		auto p = pending(OpType::REDUCE_SCATTER, what, out, outputs, opts.timeout);
+		fill_reduce_scatter(p.get(), out, packed, opts.reduceOp);
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor &output, at::Tensor &input,
+							    const c10d::ReduceScatterOptions &opts) override
+	{
+		const char *what = "reduce_scatter_tensor";
+
+		check_alike(output, input, what);
+		TORCH_CHECK(input.numel() == output.numel() * getSize(), "shmemcomm: ", what,
+			    ": the input has ", input.numel(), " elements, not ", getSize(), " x ",
+			    output.numel());
+		auto p = pending(OpType::_REDUCE_SCATTER_BASE, what, output, { output }, opts.timeout);
+		fill_reduce_scatter(p.get(), output, flat_of(input), opts.reduceOp);
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(TensorList &outputs, TensorList &inputs,
+								       const c10d::ReduceScatterOptions &opts) override
+	{
+		const char *what = "reduce_scatter_tensor_coalesced";
+
+		TORCH_CHECK(outputs.size() == inputs.size(), "shmemcomm: ", what, ": ", outputs.size(),
+			    " outputs for ", inputs.size(), " inputs");
+		c10::intrusive_ptr<c10d::Work> last;
+		for (size_t i = 0; i < inputs.size(); i++) {
+			check_alike(outputs[i], inputs[i], what);
+			TORCH_CHECK(inputs[i].numel() == outputs[i].numel() * getSize(), "shmemcomm: ",
+				    what, ": input ", i, " has ", inputs[i].numel(), " elements, not ",
+				    getSize(), " x ", outputs[i].numel());
+			auto p = pending(OpType::COALESCED, what, outputs[i], outputs, opts.timeout,
+					 i + 1 == inputs.size());
+			fill_reduce_scatter(p.get(), outputs[i], flat_of(inputs[i]), opts.reduceOp);
+			last = submit(std::move(p));
+		}
+		return last ? last : nothing(OpType::COALESCED, what);
+	}
+
+	c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor &output, at::Tensor &input,
+						     std::vector<int64_t> &output_splits,
+						     std::vector<int64_t> &input_splits,
+						     const c10d::AllToAllOptions &opts) override
+	{
+		const char *what = "all_to_all_single";
+		int n = getSize();
+
+		check_alike(output, input, what);
+		auto p = pending(OpType::ALLTOALL_BASE, what, output, { output }, opts.timeout);
+		auto src = flat_of(input);
+		auto dest = in_place_out(p.get(), output);
+		p->keep.push_back(src);
+		p->op.src = src.data_ptr();
+		p->op.dest = dest.data_ptr();
+		if (output_splits.empty() && input_splits.empty()) {
+			TORCH_CHECK(input.numel() % n == 0 && output.numel() == input.numel(), "shmemcomm: ",
+				    what, ": without split sizes, input and output need the same number of elements, divisible by ",
+				    n, " (they have ", input.numel(), " and ", output.numel(), ")");
+			p->op.kind = SCT_ALLTOALL;
+			p->op.count = input.numel() / n;
+			return submit(std::move(p));
+		}
+		// split sizes count rows along dimension 0
+		auto row = [](const at::Tensor &t) { return t.dim() ? t.numel() / std::max<int64_t>(t.size(0), 1) : 1; };
+		std::vector<int64_t> in(input_splits), out(output_splits);
+		if (in.empty())
+			in.assign(n, input.dim() ? input.size(0) / n : 0);
+		if (out.empty())
+			out.assign(n, output.dim() ? output.size(0) / n : 0);
+		TORCH_CHECK(static_cast<int>(in.size()) == n && static_cast<int>(out.size()) == n,
+			    "shmemcomm: ", what, ": split sizes need ", n, " entries (got ", in.size(), " and ",
+			    out.size(), ")");
+		fill_alltoallv(p.get(), in, row(input), input.numel(), out, row(output), output.numel(), what);
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> alltoall(TensorList &outputs, TensorList &inputs,
+						const c10d::AllToAllOptions &opts) override
+	{
+		const char *what = "all_to_all";
+		int n = getSize();
+
+		TORCH_CHECK(static_cast<int>(inputs.size()) == n && static_cast<int>(outputs.size()) == n,
+			    "shmemcomm: ", what, ": needs ", n, " input and output tensors (got ", inputs.size(),
+			    " and ", outputs.size(), ")");
+		std::vector<int64_t> in, out;
+		TensorList in_flat, out_flat;
+		for (int i = 0; i < n; i++) {
+			check_alike(inputs[i], inputs[0], what);
+			check_alike(outputs[i], inputs[0], what);
+			in.push_back(inputs[i].numel());
+			out.push_back(outputs[i].numel());
+			in_flat.push_back(inputs[i].reshape({ -1 }));
+		}
+		auto src = at::cat(in_flat);
+		int64_t total = 0;
+		for (auto c : out)
+			total += c;
+		auto dest = at::empty({ total }, inputs[0].options());
+		auto p = pending(OpType::ALLTOALL, what, inputs[0], outputs, opts.timeout);
+		p->keep.insert(p->keep.end(), { src, dest });
+		p->op.src = src.data_ptr();
+		p->op.dest = dest.data_ptr();
+		fill_alltoallv(p.get(), in, 1, src.numel(), out, 1, total, what);
+		p->after = [outputs, dest]() mutable {
+			int64_t at = 0;
+			for (auto &t : outputs) {
+				t.copy_(dest.narrow(0, at, t.numel()).view(t.sizes()));
+				at += t.numel();
+			}
+		};
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &opts) override
+	{
+		auto p = std::make_unique<Pending>();
+
+		p->work = c10::make_intrusive<ShmemcommWork>(getRank(), OpType::BARRIER, "shmemcomm:barrier",
+							     TensorList{});
+		p->op.kind = SCT_BARRIER;
+		p->op.what = "barrier";
+		p->op.team = team_;
+		p->op.timeout = seconds(opts.timeout);
+		return submit(std::move(p));
+	}
+
+private:
+	static bool &initialized()
+	{
+		static bool library_up = false;
+		return library_up;
+	}
+
+	static const char *init_call(void *ctx)
+	{
+		auto *self = static_cast<ProcessGroupShmemcomm *>(ctx);
+		shmemx_init_attr_t attr{};
+
+		attr.timeout_seconds = self->timeout_;
+		attr.bootstrap = &self->boot_.boot;
+		// the library ends the process with its message on a bad setting
+		shmemx_init_attr(&attr);
+		return nullptr;
+	}
+
+	static const char *team_call(void *ctx)
+	{
+		auto *self = static_cast<ProcessGroupShmemcomm *>(ctx);
+
+		if (shmemx_team_create(self->members_.data(), static_cast<int>(self->members_.size()),
+				       &self->boot_.boot, &self->team_))
+			return "shmemx_team_create failed (its message is above)";
+		return nullptr;
+	}
+
+	static const char *finalize_call(void *)
+	{
+		shmem_finalize();
+		return nullptr;
+	}
+
+	double seconds(std::chrono::milliseconds t) const
+	{
+		return t == c10d::kUnsetTimeout ? timeout_ : static_cast<double>(t.count()) / 1000.0;
+	}
+
+	void check_root(int64_t root, const char *what) const
+	{
+		TORCH_CHECK(root >= 0 && root < getSize(), "shmemcomm: ", what, ": root ", root,
+			    " is not a rank of this group (0..", getSize() - 1, ")");
+	}
+
+	void check_blocks(const TensorList &blocks, const at::Tensor &like, const char *what) const
+	{
+		TORCH_CHECK(static_cast<int>(blocks.size()) == getSize(), "shmemcomm: ", what, ": ",
+			    blocks.size(), " tensors in the list, not one per rank (", getSize(), ")");
+		dtype_of(like, what);
+		for (auto &b : blocks) {
+			check_alike(b, like, what);
+			TORCH_CHECK(b.numel() == like.numel(), "shmemcomm: ", what, ": a tensor of ", b.numel(),
+				    " elements in the list, not ", like.numel());
+		}
+	}
+
+	std::unique_ptr<Pending> pending(OpType type, const char *what, const at::Tensor &t,
+					 const TensorList &outputs, std::chrono::milliseconds timeout,
+					 bool with_work = true)
+	{
+		auto p = std::make_unique<Pending>();
+
+		p->op.dtype = dtype_of(t, what);
+		p->op.count = t.numel();
+		p->op.what = what;
+		p->op.team = team_;
+		p->op.timeout = seconds(timeout);
+		if (with_work)
+			p->work = c10::make_intrusive<ShmemcommWork>(getRank(), type, what, outputs);
+		return p;
+	}
+
+	// @t read and written in place: itself if contiguous, else a copy put back after
+	at::Tensor in_place(Pending *p, at::Tensor t)
+	{
+		auto flat = flat_of(t);
+
+		p->keep.push_back(flat);
+		if (!flat.is_same(t))
+			p->after = [t, flat]() mutable { t.copy_(flat); };
+		return flat;
+	}
+
+	// @t only written: a copy put back after, if it is not contiguous
+	at::Tensor in_place_out(Pending *p, at::Tensor t)
+	{
+		if (t.is_contiguous()) {
+			p->keep.push_back(t);
+			return t;
+		}
+		auto flat = at::empty(t.sizes(), t.options());
+		p->keep.push_back(flat);
+		p->after = [t, flat]() mutable { t.copy_(flat); };
+		return flat;
+	}
+
+	c10::intrusive_ptr<c10d::Work> gather_into(OpType type, const char *what, TensorList outputs,
+						   const at::Tensor &input, std::chrono::milliseconds timeout,
+						   bool with_work)
+	{
+		auto p = pending(type, what, input, outputs, timeout, with_work);
+		auto src = flat_of(input);
+		auto all = at::empty({ input.numel() * getSize() }, input.options());
+
+		p->keep.insert(p->keep.end(), { src, all });
+		p->op.kind = SCT_ALLGATHER;
+		p->op.src = src.data_ptr();
+		p->op.dest = all.data_ptr();
+		p->after = [outputs, all]() mutable {
+			int64_t at = 0;
+			for (auto &t : outputs) {
+				t.copy_(all.narrow(0, at, t.numel()).view(t.sizes()));
+				at += t.numel();
+			}
+		};
+		auto w = p->work;
+		submit(std::move(p));
+		return w;
+	}
+
+	void fill_allgather(Pending *p, const at::Tensor &output, const at::Tensor &input)
+	{
+		auto src = flat_of(input);
+		auto dest = in_place_out(p, output);
+
+		p->keep.push_back(src);
+		p->op.kind = SCT_ALLGATHER;
+		p->op.src = src.data_ptr();
+		p->op.dest = dest.data_ptr();
+		p->op.count = input.numel();
+	}
+
+	void fill_reduce_scatter(Pending *p, const at::Tensor &output, const at::Tensor &packed,
+				 const c10d::ReduceOp &reduce)
+	{
+		auto dest = in_place_out(p, output);
+
+		p->keep.push_back(packed);
+		p->op.kind = SCT_REDUCE_SCATTER;
+		p->op.op = op_of(reduce, output.scalar_type(), p->op.what);
+		p->op.src = packed.data_ptr();
+		p->op.dest = dest.data_ptr();
+		p->op.count = output.numel();
+	}
+
+	// the counts and offsets in elements, from split sizes in rows of @row elements
+	void fill_alltoallv(Pending *p, const std::vector<int64_t> &in, int64_t in_row, int64_t in_numel,
+			    const std::vector<int64_t> &out, int64_t out_row, int64_t out_numel,
+			    const char *what)
+	{
+		int n = getSize();
+		int64_t in_at = 0, out_at = 0;
+
+		p->counts.resize(4 * n);
+		for (int i = 0; i < n; i++) {
+			TORCH_CHECK(in[i] >= 0 && out[i] >= 0, "shmemcomm: ", what, ": a negative split size");
+			p->counts[i] = in[i] * in_row;
+			p->counts[n + i] = in_at;
+			p->counts[2 * n + i] = out[i] * out_row;
+			p->counts[3 * n + i] = out_at;
+			in_at += in[i] * in_row;
+			out_at += out[i] * out_row;
+		}
+		TORCH_CHECK(in_at == in_numel && out_at == out_numel, "shmemcomm: ", what,
+			    ": the split sizes cover ", in_at, " and ", out_at, " elements, but the tensors hold ",
+			    in_numel, " and ", out_numel);
+		p->op.kind = SCT_ALLTOALLV;
+		p->op.send_counts = p->counts.data();
+		p->op.send_offsets = p->counts.data() + n;
+		p->op.recv_counts = p->counts.data() + 2 * n;
+		p->op.recv_offsets = p->counts.data() + 3 * n;
+	}
+
+	c10::intrusive_ptr<c10d::Work> nothing(OpType type, const char *what)
+	{
+		auto p = std::make_unique<Pending>();
+
+		p->work = c10::make_intrusive<ShmemcommWork>(getRank(), type, what, TensorList{});
+		p->op.kind = SCT_NOTHING;
+		p->op.what = what;
+		p->op.timeout = timeout_;
+		return submit(std::move(p));
+	}
+
+	c10::intrusive_ptr<c10d::Work> submit(std::unique_ptr<Pending> p)
+	{
+		const char *broken = sct_engine_broken();
+		c10::intrusive_ptr<c10d::Work> w = p->work;
+
+		TORCH_CHECK(!broken, broken ? broken : "");
+		if (!p->op.count && p->op.kind != SCT_BARRIER && p->op.kind != SCT_ALLTOALLV)
+			p->op.kind = SCT_NOTHING;
+		p->op.done = pending_done;
+		p->op.ctx = p.get();
+		sct_engine_submit(&p.release()->op);
+		return w;
+	}
+
+	double timeout_;
+	shmem_team_t team_ = SHMEM_TEAM_INVALID;
+	bool owns_library_ = false;
+	std::vector<int> members_;
+	StoreBootstrap boot_;
+};
+
+} // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
+{
+	m.doc() = "shmemcomm's torch.distributed backend (import shmemcomm_torch to register it)";
+	py::class_<ProcessGroupShmemcomm, c10d::Backend, c10::intrusive_ptr<ProcessGroupShmemcomm>>(
+		m, "ProcessGroupShmemcomm")
+		.def(py::init<const c10::intrusive_ptr<c10d::Store> &, int, int, double,
+			      std::vector<int64_t>>(),
+		     py::arg("store"), py::arg("rank"), py::arg("size"), py::arg("timeout_seconds"),
+		     py::arg("global_ranks"), py::call_guard<py::gil_scoped_release>());
+}

@@ -1,0 +1,440 @@
+#include "engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK_EVERY 0.1		/* seconds between checks that the job can go on */
+#define YIELD_FOR 0.001		/* seconds of sched_yield after the spin, then sleeps */
+#define SLEEP_NS 20000
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	int running;
+	int stopping;
+	struct sct_op *queued_head, *queued_tail;	/* submitted, not yet taken */
+	/* the thread's own: taken, in order, not yet done */
+	struct sct_op *head, *tail;
+	double spin;
+	char broken[1024];	/* written once, by the thread, under @lock */
+} engine = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+const char *sct_engine_broken(void)
+{
+	const char *b;
+
+	pthread_mutex_lock(&engine.lock);
+	b = engine.broken[0] ? engine.broken : NULL;
+	pthread_mutex_unlock(&engine.lock);
+	return b;
+}
+
+static void break_engine(const char *why)
+{
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.broken[0])
+		snprintf(engine.broken, sizeof(engine.broken), "%s", why);
+	pthread_mutex_unlock(&engine.lock);
+}
+
+static int team_size(shmem_team_t team)
+{
+	return shmem_team_n_pes(team);
+}
+
+/*
+ * Starts the op's next request. 1 when the op has nothing more to start
+ * (all its requests are under way or it needed none), 0 when it will start
+ * another after this one completes, -1 on a refused argument.
+ */
+static int start(struct sct_op *op, char *error, size_t len)
+{
+	size_t elem = shmemx_dtype_size(op->dtype);
+	int n, err = 0;
+
+	switch (op->kind) {
+	case SCT_NOTHING:
+	case SCT_CALL:
+		return 1;
+	case SCT_ALLREDUCE:
+		err = shmemx_allreduce_nb(op->team, op->dest, op->src, op->count, op->dtype, op->op,
+					  &op->req);
+		break;
+	case SCT_BROADCAST:
+		err = shmemx_broadcast_nb(op->team, op->dest, op->src, op->count, op->dtype,
+					  op->root, &op->req);
+		break;
+	case SCT_ALLGATHER:
+		err = shmemx_allgather_nb(op->team, op->dest, op->src, op->count, op->dtype,
+					  &op->req);
+		break;
+	case SCT_REDUCE_SCATTER:
+		err = shmemx_reduce_scatter_nb(op->team, op->dest, op->src, op->count, op->dtype,
+					       op->op, &op->req);
+		break;
+	case SCT_ALLTOALL:
+		err = shmemx_alltoall_nb(op->team, op->dest, op->src, op->count, op->dtype,
+					 &op->req);
+		break;
+	case SCT_BARRIER:
+		op->widest = 0;
+		err = shmemx_allreduce_nb(op->team, &op->widest, &op->widest, 1, SHMEMX_UINT8,
+					  SHMEMX_BOR, &op->req);
+		break;
+	case SCT_ALLTOALLV:
+		n = team_size(op->team);
+		if (op->phase == 0) {
+			/* every block is padded to the widest one of any member */
+			int64_t mine = 0;
+
+			for (int i = 0; i < n; i++)
+				if (op->send_counts[i] > mine)
+					mine = op->send_counts[i];
+			op->widest = mine;
+			err = shmemx_allreduce_nb(op->team, &op->widest, &op->widest, 1, SHMEMX_INT64,
+						  SHMEMX_MAX, &op->req);
+			if (!err)
+				return 0;
+			break;
+		}
+		if (op->widest == 0)
+			return 1;
+		/* send blocks, then receive blocks */
+		op->scratch = malloc(2 * (size_t)n * (size_t)op->widest * elem);
+		if (!op->scratch) {
+			snprintf(error, len, "%s: out of memory for %d blocks of %lld elements",
+				 op->what, 2 * n, (long long)op->widest);
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			memcpy((char *)op->scratch + (size_t)i * (size_t)op->widest * elem,
+			       (const char *)op->src + (size_t)op->send_offsets[i] * elem,
+			       (size_t)op->send_counts[i] * elem);
+		err = shmemx_alltoall_nb(op->team,
+					 (char *)op->scratch + (size_t)n * (size_t)op->widest * elem,
+					 op->scratch, (size_t)op->widest, op->dtype, &op->req);
+		break;
+	}
+	if (err) {
+		snprintf(error, len, "%s: libshmemcomm refused the call (its message is above)",
+			 op->what);
+		return -1;
+	}
+	return 1;
+}
+
+/* The op's part after its last request: the unpacking of alltoallv. */
+static void finish(struct sct_op *op)
+{
+	size_t elem = shmemx_dtype_size(op->dtype);
+	int n;
+
+	if (op->kind != SCT_ALLTOALLV || !op->scratch)
+		return;
+	n = team_size(op->team);
+	for (int i = 0; i < n; i++)
+		memcpy((char *)op->dest + (size_t)op->recv_offsets[i] * elem,
+		       (char *)op->scratch + ((size_t)(n + i) * (size_t)op->widest) * elem,
+		       (size_t)op->recv_counts[i] * elem);
+}
+
+static void end(struct sct_op *op, const char *error)
+{
+	free(op->scratch);
+	op->scratch = NULL;
+	op->done(op, error);
+}
+
+/*
+ * Moves the op on: 1 when it has completed, 0 while under way. A request
+ * that completes lets a multi-phase op start its next one.
+ */
+static int poll_op(struct sct_op *op, int *fully_started, char *error, size_t len)
+{
+	int done = 0, r;
+
+	if (op->phase == 3)
+		return 1;
+	if (!op->phase) {
+		r = start(op, error, len);
+		if (r < 0)
+			return -1;
+		op->phase = r ? 2 : 1;
+	}
+	for (;;) {
+		if (op->req && shmemx_test(&op->req, &done)) {
+			snprintf(error, len, "%s: shmemx_test failed (its message is above)", op->what);
+			return -1;
+		}
+		if (op->req)
+			break;
+		if (op->phase == 2) {
+			finish(op);
+			op->phase = 3;
+			return 1;
+		}
+		/* a multi-phase op whose first request completed: start the next */
+		r = start(op, error, len);
+		if (r < 0)
+			return -1;
+		op->phase = r ? 2 : 1;
+	}
+	*fully_started = op->phase == 2;
+	return 0;
+}
+
+static void fail_all(struct sct_op *list, const char *why)
+{
+	while (list) {
+		struct sct_op *next = list->next;
+
+		end(list, why);
+		list = next;
+	}
+}
+
+static void *engine_main(void *unused)
+{
+	double idle_since = 0;
+	char error[1024];
+
+	(void)unused;
+	for (;;) {
+		int progressed = 0, fully_started = 1;
+
+		pthread_mutex_lock(&engine.lock);
+		while (!engine.queued_head && !engine.head && !engine.stopping)
+			pthread_cond_wait(&engine.wake, &engine.lock);
+		if (engine.queued_head) {
+			if (engine.tail)
+				engine.tail->next = engine.queued_head;
+			else
+				engine.head = engine.queued_head;
+			engine.tail = engine.queued_tail;
+			engine.queued_head = engine.queued_tail = NULL;
+		}
+		if (!engine.head && engine.stopping) {
+			pthread_mutex_unlock(&engine.lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&engine.lock);
+
+		if (sct_engine_broken()) {
+			struct sct_op *list = engine.head;
+
+			engine.head = engine.tail = NULL;
+			fail_all(list, sct_engine_broken());
+			continue;
+		}
+		for (struct sct_op **at = &engine.head; *at && fully_started;) {
+			struct sct_op *op = *at;
+			int r;
+
+			if (op->kind == SCT_CALL && op != engine.head)
+				break;
+			if (op->kind == SCT_CALL) {
+				const char *why = op->call(op->ctx);
+
+				*at = op->next;
+				if (!*at)
+					engine.tail = NULL;
+				end(op, why);
+				progressed = 1;
+				continue;
+			}
+			r = poll_op(op, &fully_started, error, sizeof(error));
+			if (r < 0) {
+				break_engine(error);
+				progressed = 1;
+				break;
+			}
+			if (r == 0) {
+				at = &op->next;
+				continue;
+			}
+			/* done: ops complete in order, so only the head leaves the list */
+			progressed = 1;
+			if (op != engine.head) {
+				at = &op->next;
+				continue;
+			}
+			*at = op->next;
+			if (!*at)
+				engine.tail = NULL;
+			end(op, NULL);
+		}
+		/* the head's deadline counts from when it became the head */
+		if (engine.head && !engine.head->deadline) {
+			engine.head->deadline = now() + engine.head->timeout;
+			engine.head->next_check = now() + CHECK_EVERY;
+		}
+		if (engine.head && now() > engine.head->next_check) {
+			struct sct_op *head = engine.head;
+			double t = now();
+			char what[700];
+			int lost = shmemx_request_describe(head->req, what, sizeof(what));
+
+			head->next_check = t + CHECK_EVERY;
+			if (lost || t > head->deadline) {
+				if (lost)
+					snprintf(error, sizeof(error),
+						 "shmemcomm: %s cannot complete: %s", head->what, what);
+				else
+					snprintf(error, sizeof(error),
+						 "shmemcomm: %s timed out after %g s (the process group's timeout): %s",
+						 head->what, head->timeout, what);
+				break_engine(error);
+				continue;
+			}
+		}
+		if (progressed) {
+			idle_since = 0;
+			continue;
+		}
+		if (!idle_since)
+			idle_since = now();
+		else if (now() - idle_since < engine.spin)
+			continue;
+		else if (now() - idle_since < engine.spin + YIELD_FOR)
+			sched_yield();
+		else
+			nanosleep(&(struct timespec){ 0, SLEEP_NS }, NULL);
+	}
+}
+
+int sct_engine_start(char *error, size_t len)
+{
+	const char *spin = getenv("SHMEMCOMM_TORCH_SPIN_US");
+	int err = 0;
+
+	pthread_mutex_lock(&engine.lock);
+	if (engine.running)
+		goto out;
+	engine.spin = 50e-6;
+	if (spin && *spin) {
+		char *end;
+		long us = strtol(spin, &end, 10);
+
+		if (*end || us < 0 || us > 1000000) {
+			snprintf(error, len,
+				 "SHMEMCOMM_TORCH_SPIN_US=%s is not a number of microseconds in 0..1000000",
+				 spin);
+			err = -1;
+			goto out;
+		}
+		engine.spin = (double)us * 1e-6;
+	}
+	engine.stopping = 0;
+	err = pthread_create(&engine.thread, NULL, engine_main, NULL);
+	if (err) {
+		snprintf(error, len, "cannot start the progress thread: %s", strerror(err));
+		err = -1;
+		goto out;
+	}
+	engine.running = 1;
+out:
+	pthread_mutex_unlock(&engine.lock);
+	return err;
+}
+
+void sct_engine_submit(struct sct_op *op)
+{
+	op->next = NULL;
+	op->phase = 0;
+	op->req = NULL;
+	op->deadline = 0;
+	op->scratch = NULL;
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.running || engine.stopping) {
+		pthread_mutex_unlock(&engine.lock);
+		op->done(op, "shmemcomm: the progress thread has stopped (after destroy_process_group)");
+		return;
+	}
+	if (engine.queued_tail)
+		engine.queued_tail->next = op;
+	else
+		engine.queued_head = op;
+	engine.queued_tail = op;
+	pthread_cond_signal(&engine.wake);
+	pthread_mutex_unlock(&engine.lock);
+}
+
+struct call_wait {
+	const char *(*call)(void *ctx);
+	void *ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	int done;
+	char *error;
+	size_t len;
+};
+
+static const char *run_call(void *p)
+{
+	struct call_wait *w = p;
+
+	return w->call(w->ctx);
+}
+
+static void call_done(struct sct_op *op, const char *error)
+{
+	struct call_wait *w = op->ctx;
+
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	if (error)
+		snprintf(w->error, w->len, "%s", error);
+	pthread_cond_signal(&w->done_cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+int sct_engine_call(const char *(*call)(void *ctx), void *ctx, char *error, size_t len)
+{
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.running || engine.stopping) {
+		pthread_mutex_unlock(&engine.lock);
+		snprintf(error, len, "the progress thread has stopped (after destroy_process_group)");
+		return -1;
+	}
+	pthread_mutex_unlock(&engine.lock);
+	struct call_wait w = { .call = call, .ctx = ctx, .lock = PTHREAD_MUTEX_INITIALIZER,
+			       .done_cond = PTHREAD_COND_INITIALIZER, .error = error, .len = len };
+	struct sct_op op = { .kind = SCT_CALL, .what = "call", .call = run_call, .ctx = &w,
+			     .timeout = 1e9, .done = call_done };
+
+	error[0] = 0;
+	sct_engine_submit(&op);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.done_cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	return error[0] ? -1 : 0;
+}
+
+void sct_engine_stop(void)
+{
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.running) {
+		pthread_mutex_unlock(&engine.lock);
+		return;
+	}
+	engine.stopping = 1;
+	pthread_cond_signal(&engine.wake);
+	pthread_mutex_unlock(&engine.lock);
+	pthread_join(engine.thread, NULL);
+	engine.running = 0;
+}
