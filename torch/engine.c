@@ -14,7 +14,10 @@
 
 static struct {
 	pthread_mutex_t lock;
+	/* held by whichever thread is inside libshmemcomm: the engine's, or a caller's inline */
+	pthread_mutex_t library;
 	pthread_cond_t wake;
+	unsigned long outstanding;	/* submitted, not yet ended; under @lock */
 	pthread_t thread;
 	int running;
 	int stopping;
@@ -23,7 +26,8 @@ static struct {
 	struct sct_op *head, *tail;
 	double spin;
 	char broken[1024];	/* written once, by the thread, under @lock */
-} engine = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+} engine = { .lock = PTHREAD_MUTEX_INITIALIZER, .library = PTHREAD_MUTEX_INITIALIZER,
+	     .wake = PTHREAD_COND_INITIALIZER };
 
 static double now(void)
 {
@@ -152,10 +156,14 @@ static void finish(struct sct_op *op)
 		       (size_t)op->recv_counts[i] * elem);
 }
 
+/* Never inside the library lock: a completion may submit the next operation. */
 static void end(struct sct_op *op, const char *error)
 {
 	free(op->scratch);
 	op->scratch = NULL;
+	pthread_mutex_lock(&engine.lock);
+	engine.outstanding--;
+	pthread_mutex_unlock(&engine.lock);
 	op->done(op, error);
 }
 
@@ -207,8 +215,29 @@ static void fail_all(struct sct_op *list, const char *why)
 	}
 }
 
+/* @list was built by pushing: the first finished is last */
+static void end_finished(struct sct_op *list)
+{
+	struct sct_op *in_order = NULL;
+
+	while (list) {
+		struct sct_op *next = list->next;
+
+		list->next = in_order;
+		in_order = list;
+		list = next;
+	}
+	while (in_order) {
+		struct sct_op *next = in_order->next;
+
+		end(in_order, in_order->result);
+		in_order = next;
+	}
+}
+
 static void *engine_main(void *unused)
 {
+	struct sct_op *finished = NULL;
 	double idle_since = 0;
 	char error[1024];
 
@@ -240,6 +269,7 @@ static void *engine_main(void *unused)
 			fail_all(list, sct_engine_broken());
 			continue;
 		}
+		pthread_mutex_lock(&engine.library);
 		for (struct sct_op **at = &engine.head; *at && fully_started;) {
 			struct sct_op *op = *at;
 			int r;
@@ -247,12 +277,12 @@ static void *engine_main(void *unused)
 			if (op->kind == SCT_CALL && op != engine.head)
 				break;
 			if (op->kind == SCT_CALL) {
-				const char *why = op->call(op->ctx);
-
+				op->result = op->call(op->ctx);
 				*at = op->next;
 				if (!*at)
 					engine.tail = NULL;
-				end(op, why);
+				op->next = finished;
+				finished = op;
 				progressed = 1;
 				continue;
 			}
@@ -275,7 +305,9 @@ static void *engine_main(void *unused)
 			*at = op->next;
 			if (!*at)
 				engine.tail = NULL;
-			end(op, NULL);
+			op->result = NULL;
+			op->next = finished;
+			finished = op;
 		}
 		/* the head's deadline counts from when it became the head */
 		if (engine.head && !engine.head->deadline) {
@@ -298,9 +330,12 @@ static void *engine_main(void *unused)
 						 "shmemcomm: %s timed out after %g s (the process group's timeout): %s",
 						 head->what, head->timeout, what);
 				break_engine(error);
-				continue;
+				progressed = 1;
 			}
 		}
+		pthread_mutex_unlock(&engine.library);
+		end_finished(finished);
+		finished = NULL;
 		if (progressed) {
 			idle_since = 0;
 			continue;
@@ -351,25 +386,72 @@ out:
 	return err;
 }
 
-void sct_engine_submit(struct sct_op *op)
+static void reset(struct sct_op *op)
 {
 	op->next = NULL;
 	op->phase = 0;
 	op->req = NULL;
 	op->deadline = 0;
 	op->scratch = NULL;
-	pthread_mutex_lock(&engine.lock);
-	if (!engine.running || engine.stopping) {
-		pthread_mutex_unlock(&engine.lock);
-		op->done(op, "shmemcomm: the progress thread has stopped (after destroy_process_group)");
-		return;
-	}
+}
+
+/* Appends @op as it stands; under engine.lock. */
+static void enqueue(struct sct_op *op)
+{
+	op->next = NULL;
 	if (engine.queued_tail)
 		engine.queued_tail->next = op;
 	else
 		engine.queued_head = op;
 	engine.queued_tail = op;
 	pthread_cond_signal(&engine.wake);
+}
+
+int sct_engine_run_inline(struct sct_op *op, double budget)
+{
+	char error[1024];
+	int r, fully_started = 1;
+	double until;
+
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.running || engine.stopping || engine.outstanding || engine.broken[0] ||
+	    pthread_mutex_trylock(&engine.library)) {
+		pthread_mutex_unlock(&engine.lock);
+		return 0;
+	}
+	engine.outstanding++;
+	pthread_mutex_unlock(&engine.lock);
+	reset(op);
+	until = now() + budget;
+	do
+		r = poll_op(op, &fully_started, error, sizeof(error));
+	while (r == 0 && now() < until);
+	if (r == 0) {
+		/* the engine's thread takes it from here, as it stands */
+		pthread_mutex_lock(&engine.lock);
+		enqueue(op);
+		pthread_mutex_unlock(&engine.lock);
+		pthread_mutex_unlock(&engine.library);
+		return 1;
+	}
+	pthread_mutex_unlock(&engine.library);
+	if (r < 0)
+		break_engine(error);
+	end(op, r < 0 ? error : NULL);
+	return 1;
+}
+
+void sct_engine_submit(struct sct_op *op)
+{
+	reset(op);
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.running || engine.stopping) {
+		pthread_mutex_unlock(&engine.lock);
+		op->done(op, "shmemcomm: the progress thread has stopped (after destroy_process_group)");
+		return;
+	}
+	engine.outstanding++;
+	enqueue(op);
 	pthread_mutex_unlock(&engine.lock);
 }
 

@@ -64,6 +64,7 @@ struct sct_op {
 
 	/* the engine's */
 	struct sct_op *next;
+	const char *result;	/* a finished op's error, until it is ended */
 	int phase;
 	shmemx_request_t req;
 	double deadline;
@@ -76,6 +77,14 @@ struct sct_op {
 int sct_engine_start(char *error, size_t len);
 /* Queues @op; it completes through op->done, always, on the engine's thread. */
 void sct_engine_submit(struct sct_op *op);
+/*
+ * When nothing is outstanding, runs @op on the calling thread for up to
+ * @budget seconds and, if it has not completed by then, hands it to the
+ * engine's thread as it stands: a small operation then costs no thread
+ * switch. Returns 0 (and does nothing) when the engine is busy; the caller
+ * then submits it.
+ */
+int sct_engine_run_inline(struct sct_op *op, double budget);
 /*
  * Runs @call on the engine's thread after everything submitted so far, and
  * waits for it: 0, or -1 with its message (or the engine's failure) in @error.

@@ -1,0 +1,54 @@
+"""torch.distributed.all_reduce timed on one backend, for scripts/bench-torch.
+
+    launch.py -n N torch_allreduce.py BACKEND DTYPE SIZES...
+
+Each rank is bound to a core and runs one torch thread. For each size (in
+bytes): a warm-up as long as a round, then 3 rounds of ITERS calls; a
+round's time is the slowest rank's. Rank 0 prints "bytes seconds-per-call"
+with the median round.
+"""
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+backend, dtype_name = sys.argv[1], sys.argv[2]
+sizes = [int(s) for s in sys.argv[3:]]
+if backend == "shmemcomm":
+    import shmemcomm_torch  # noqa: F401
+dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[dtype_name]
+
+
+def iters_for(nbytes):
+    return 2000 if nbytes <= 4096 else 500 if nbytes <= 65536 else 50 if nbytes <= 1 << 20 else 5
+
+
+def main():
+    rank = int(os.environ["RANK"])
+    os.sched_setaffinity(0, {rank % os.cpu_count()})
+    torch.set_num_threads(1)
+    dist.init_process_group(backend)
+    elem = torch.tensor([], dtype=dtype).element_size()
+    for nbytes in sizes:
+        iters = iters_for(nbytes) if backend == "shmemcomm" else max(iters_for(nbytes) // 10, 3)
+        t = torch.full((max(nbytes // elem, 1),), float(rank % 7), dtype=dtype)
+        for _ in range(iters):
+            dist.all_reduce(t)
+        samples = []
+        for _ in range(3):
+            dist.barrier()
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                dist.all_reduce(t)
+            mine = torch.tensor([(time.perf_counter() - t0) / iters], dtype=torch.float64)
+            dist.all_reduce(mine, op=dist.ReduceOp.MAX)
+            samples.append(mine.item())
+        if rank == 0:
+            print(nbytes, "%.9f" % statistics.median(samples), flush=True)
+    dist.destroy_process_group()
+
+
+main()
