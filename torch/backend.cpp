@@ -265,6 +265,16 @@ public:
 		// meanwhile, to free a tensor that Python knew, before it reaches us.
 		std::unique_ptr<py::gil_scoped_release> no_gil;
 
+		// At interpreter exit (an exception ended the script, or no
+		// destroy_process_group) the other ranks may be waiting in a
+		// collective this one never makes: leave without a word, and they
+		// find this process gone within 0.1 s.
+#if PY_VERSION_HEX >= 0x030D0000
+		if (Py_IsFinalizing())
+#else
+		if (_Py_IsFinalizing())
+#endif
+			return;
 		if (Py_IsInitialized() && PyGILState_Check())
 			no_gil = std::make_unique<py::gil_scoped_release>();
 		// after a failure the library's state is not to be trusted: no sync
@@ -627,6 +637,21 @@ public:
 		return submit(std::move(p));
 	}
 
+	c10::intrusive_ptr<c10d::Work> send(TensorList &tensors, int dst, int tag) override
+	{
+		return point_to_point(OpType::SEND, "send", tensors, dst, tag);
+	}
+
+	c10::intrusive_ptr<c10d::Work> recv(TensorList &tensors, int src, int tag) override
+	{
+		return point_to_point(OpType::RECV, "recv", tensors, src, tag);
+	}
+
+	c10::intrusive_ptr<c10d::Work> recvAnysource(TensorList &, int) override
+	{
+		TORCH_CHECK(false, "shmemcomm: recv without a source (recvAnysource) is not supported: name the sending rank");
+	}
+
 	c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions &opts) override
 	{
 		auto p = std::make_unique<Pending>();
@@ -656,7 +681,8 @@ private:
 		attr.bootstrap = &self->boot_.boot;
 		// the library ends the process with its message on a bad setting
 		shmemx_init_attr(&attr);
-		return nullptr;
+		static char error[512];
+		return sct_p2p_setup(error, sizeof(error)) ? error : nullptr;
 	}
 
 	static const char *team_call(void *ctx)
@@ -673,6 +699,28 @@ private:
 	{
 		shmem_finalize();
 		return nullptr;
+	}
+
+	c10::intrusive_ptr<c10d::Work> point_to_point(OpType type, const char *what, TensorList &tensors,
+						      int peer, int tag)
+	{
+		check_one(tensors, what);
+		TORCH_CHECK(peer >= 0 && peer < getSize() && peer != getRank(), "shmemcomm: ", what,
+			    ": rank ", peer, " is not another rank of this group (0..", getSize() - 1,
+			    ", this is ", getRank(), ")");
+		auto &t = tensors[0];
+		auto p = pending(type, what, t, tensors, c10d::kUnsetTimeout);
+		p->op.kind = type == OpType::SEND ? SCT_SEND : SCT_RECV;
+		p->op.peer = members_.empty() ? peer : members_[peer];
+		p->op.tag = tag;
+		if (type == OpType::SEND) {
+			auto src = flat_of(t);
+			p->keep.push_back(src);
+			p->op.src = src.data_ptr();
+		} else {
+			p->op.dest = in_place_out(p.get(), t).data_ptr();
+		}
+		return submit(std::move(p));
 	}
 
 	double seconds(std::chrono::milliseconds t) const
@@ -832,7 +880,8 @@ private:
 		c10::intrusive_ptr<c10d::Work> w = p->work;
 
 		TORCH_CHECK(!broken, broken ? broken : "");
-		if (!p->op.count && p->op.kind != SCT_BARRIER && p->op.kind != SCT_ALLTOALLV)
+		if (!p->op.count && p->op.kind != SCT_BARRIER && p->op.kind != SCT_ALLTOALLV &&
+		    p->op.kind != SCT_SEND && p->op.kind != SCT_RECV)
 			p->op.kind = SCT_NOTHING;
 		p->op.done = pending_done;
 		p->op.ctx = p.get();

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #define CHECK_EVERY 0.1		/* seconds between checks that the job can go on */
-#define YIELD_FOR 0.001		/* seconds of sched_yield after the spin, then sleeps */
+#define YIELD_FOR 0.01		/* seconds of sched_yield after the spin, then sleeps */
 #define SLEEP_NS 20000
 
 static struct {
@@ -55,6 +55,111 @@ static void break_engine(const char *why)
 	pthread_mutex_unlock(&engine.lock);
 }
 
+/* The inboxes: a header and P2P_CHUNK bytes for each sending PE, and the signals. */
+#define P2P_CHUNK (64u << 10)
+
+struct p2p_header {
+	int64_t tag;
+	uint64_t total;		/* the message's bytes */
+	uint64_t offset;	/* this chunk's */
+	uint64_t len;
+};
+
+static struct {
+	int npes;
+	char *inbox;		/* [npes][header + chunk], symmetric */
+	uint64_t *posted;	/* [npes]: the sequence of the last chunk put here by each PE */
+	uint64_t *acked;	/* [npes]: the sequence of the last chunk each PE took from here */
+	uint64_t *sent, *taken;	/* [npes], local: chunks sent to, taken from, each PE */
+	/*
+	 * [npes] each, local: the messages to (from) each PE given a turn, and
+	 * those done. A message moves only in its turn, so a later one between
+	 * the same two PEs never overtakes it.
+	 */
+	uint64_t *send_turns, *sends_done, *recv_turns, *recvs_done;
+} p2p;
+
+static char *inbox_of(int from)
+{
+	return p2p.inbox + (size_t)from * (sizeof(struct p2p_header) + P2P_CHUNK);
+}
+
+int sct_p2p_setup(char *error, size_t len)
+{
+	size_t slot = sizeof(struct p2p_header) + P2P_CHUNK;
+
+	p2p.npes = shmem_n_pes();
+	p2p.inbox = shmem_malloc((size_t)p2p.npes * slot);
+	p2p.posted = shmem_calloc((size_t)p2p.npes, sizeof(uint64_t));
+	p2p.acked = shmem_calloc((size_t)p2p.npes, sizeof(uint64_t));
+	p2p.sent = calloc((size_t)p2p.npes, sizeof(uint64_t));
+	p2p.taken = calloc((size_t)p2p.npes, sizeof(uint64_t));
+	p2p.send_turns = calloc(4 * (size_t)p2p.npes, sizeof(uint64_t));
+	if (p2p.send_turns) {
+		p2p.sends_done = p2p.send_turns + p2p.npes;
+		p2p.recv_turns = p2p.sends_done + p2p.npes;
+		p2p.recvs_done = p2p.recv_turns + p2p.npes;
+	}
+	if (!p2p.inbox || !p2p.posted || !p2p.acked || !p2p.sent || !p2p.taken || !p2p.send_turns) {
+		snprintf(error, len,
+			 "no room for the send/recv inboxes (%zu bytes of the symmetric heap): raise SHMEM_SYMMETRIC_SIZE",
+			 (size_t)p2p.npes * slot);
+		return -1;
+	}
+	return 0;
+}
+
+/* One chunk of a send, if the receiver has taken the one before: 1 when all are sent. */
+static int send_step(struct sct_op *op)
+{
+	size_t total = op->count * shmemx_dtype_size(op->dtype);
+	int me = shmem_my_pe(), to = op->peer;
+
+	do {
+		struct p2p_header h = { op->tag, total, op->moved, 0 };
+		uint64_t seq = p2p.sent[to] + 1;
+
+		if (shmem_uint64_atomic_fetch(&p2p.acked[to], me) < seq - 1)
+			return 0;
+		h.len = total - op->moved < P2P_CHUNK ? total - op->moved : P2P_CHUNK;
+		shmem_putmem(inbox_of(me), &h, sizeof(h), to);
+		shmem_fence();
+		shmem_putmem_signal(inbox_of(me) + sizeof(h), (const char *)op->src + op->moved, h.len,
+				    &p2p.posted[me], seq, SHMEM_SIGNAL_SET, to);
+		p2p.sent[to] = seq;
+		op->moved += h.len;
+	} while (op->moved < total);
+	return 1;
+}
+
+/* One chunk of a receive, if it has come: 1 when all have, -1 on a mismatch. */
+static int recv_step(struct sct_op *op, char *error, size_t len)
+{
+	size_t total = op->count * shmemx_dtype_size(op->dtype);
+	int me = shmem_my_pe(), from = op->peer;
+
+	do {
+		uint64_t seq = p2p.taken[from] + 1;
+		struct p2p_header h;
+
+		if (shmem_signal_fetch(&p2p.posted[from]) < seq)
+			return 0;
+		memcpy(&h, inbox_of(from), sizeof(h));
+		if (h.tag != op->tag || h.total != total || h.offset != op->moved) {
+			snprintf(error, len,
+				 "shmemcomm: recv from PE %d expects %zu bytes with tag %lld, but PE %d sent %llu bytes with tag %lld (sends and receives between two ranks must pair up in order)",
+				 from, total, (long long)op->tag, from, (unsigned long long)h.total,
+				 (long long)h.tag);
+			return -1;
+		}
+		memcpy((char *)op->dest + op->moved, inbox_of(from) + sizeof(h), h.len);
+		p2p.taken[from] = seq;
+		shmem_uint64_atomic_set(&p2p.acked[me], seq, from);
+		op->moved += h.len;
+	} while (op->moved < total);
+	return 1;
+}
+
 static int team_size(shmem_team_t team)
 {
 	return shmem_team_n_pes(team);
@@ -73,6 +178,8 @@ static int start(struct sct_op *op, char *error, size_t len)
 	switch (op->kind) {
 	case SCT_NOTHING:
 	case SCT_CALL:
+	case SCT_SEND:
+	case SCT_RECV:
 		return 1;
 	case SCT_ALLREDUCE:
 		err = shmemx_allreduce_nb(op->team, op->dest, op->src, op->count, op->dtype, op->op,
@@ -177,6 +284,25 @@ static int poll_op(struct sct_op *op, int *fully_started, char *error, size_t le
 
 	if (op->phase == 3)
 		return 1;
+	if (op->kind == SCT_SEND || op->kind == SCT_RECV) {
+		int sending = op->kind == SCT_SEND;
+		uint64_t *done = sending ? p2p.sends_done : p2p.recvs_done;
+
+		/* the first poll is in issue order: it gives the message its turn */
+		if (!op->phase) {
+			op->widest = (int64_t)(sending ? p2p.send_turns : p2p.recv_turns)[op->peer]++;
+			op->phase = 1;
+		}
+		if ((uint64_t)op->widest != done[op->peer])
+			return 0;
+		/* they start nothing in the library: later operations need not wait for them */
+		r = sending ? send_step(op) : recv_step(op, error, len);
+		if (r > 0) {
+			done[op->peer]++;
+			op->phase = 3;
+		}
+		return r;
+	}
 	if (!op->phase) {
 		r = start(op, error, len);
 		if (r < 0)
@@ -319,6 +445,16 @@ static void *engine_main(void *unused)
 			double t = now();
 			char what[700];
 			int lost = shmemx_request_describe(head->req, what, sizeof(what));
+
+			if (head->kind == SCT_SEND || head->kind == SCT_RECV) {
+				char why[400];
+
+				lost = shmemx_request_describe(NULL, why, sizeof(why));
+				snprintf(what, sizeof(what), "%s PE %d has %s%s%s",
+					 head->kind == SCT_SEND ? "the receiving" : "the sending", head->peer,
+					 head->kind == SCT_SEND ? "not taken the message" : "not sent",
+					 lost ? "; " : "", lost ? strstr(why, "; ") + 2 : "");
+			}
 
 			head->next_check = t + CHECK_EVERY;
 			if (lost || t > head->deadline) {

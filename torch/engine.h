@@ -40,6 +40,8 @@ enum sct_kind {
 	SCT_ALLTOALL,
 	SCT_ALLTOALLV,		/* split sizes per peer, in elements */
 	SCT_BARRIER,
+	SCT_SEND,		/* @count elements of @src to world PE @peer, with @tag */
+	SCT_RECV,		/* into @dest from world PE @peer, with @tag */
 	SCT_CALL,		/* runs @call on the thread, after every operation before it */
 };
 
@@ -53,6 +55,8 @@ struct sct_op {
 	shmemx_dtype_t dtype;
 	shmemx_op_t op;
 	int root;		/* broadcast: team index */
+	int peer;		/* send, recv: world PE */
+	int64_t tag;
 	/* alltoallv: elements sent to and received from each member, and where */
 	const int64_t *send_counts, *send_offsets, *recv_counts, *recv_offsets;
 	double timeout;		/* seconds from the start of its turn */
@@ -71,7 +75,17 @@ struct sct_op {
 	double next_check;
 	void *scratch;
 	int64_t widest;
+	size_t moved;		/* send, recv: bytes so far */
 };
+
+/*
+ * Point to point: every PE allocates an inbox per peer on the symmetric heap
+ * (collective: call it from init, on the engine's thread). A send puts a
+ * chunk and its header into the receiver's inbox for it and raises a
+ * signal; the receiver copies it out and acknowledges, which frees the
+ * inbox for the next chunk. Messages between two PEs arrive in order.
+ */
+int sct_p2p_setup(char *error, size_t len);
 
 /* Starts the thread (once per process); 0, or -1 with @error filled. */
 int sct_engine_start(char *error, size_t len);

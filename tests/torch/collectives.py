@@ -234,6 +234,32 @@ def main():
     fut = dist.all_reduce(torch.ones(3), async_op=True).get_future()
     expect(same(fut.wait()[0], torch.full((3,), float(n))), "a Work's future gives the result")
 
+    # send and recv around a ring, async both ways: 0 elements, one, and many chunks (64 KiB each)
+    right, left = (me + 1) % n, (me - 1) % n
+    for dtype in (torch.float32, torch.bfloat16, torch.int64, torch.bool):
+        for numel in (0, 1, 70001):
+            case += 1
+            out = torch.empty(numel, dtype=dtype)
+            ws = dist.isend(make(me, case, numel, dtype), dst=right, tag=case)
+            wr = dist.irecv(out, src=left, tag=case)
+            ws.wait()
+            wr.wait()
+            expect(same(out, make(left, case, numel, dtype)), f"send/recv {dtype} of {numel} from {left}")
+    case += 1
+    ops = [dist.P2POp(dist.isend, make(me, case + i, 300, torch.float64), right, tag=i) for i in range(3)]
+    outs = [torch.empty(300, dtype=torch.float64) for _ in range(3)]
+    ops += [dist.P2POp(dist.irecv, outs[i], left, tag=i) for i in range(3)]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    expect(all(same(outs[i], make(left, case + i, 300, torch.float64)) for i in range(3)),
+           "batch_isend_irecv of three messages each way")
+    strided = torch.zeros(10, 4)
+    if me == 0:
+        dist.send(torch.arange(40.0).view(10, 4).t(), dst=n - 1)
+    elif me == n - 1:
+        dist.recv(strided.t(), src=0)
+        expect(same(strided.t(), torch.arange(40.0).view(10, 4).t()), "send and recv of non-contiguous views")
+
     # several process groups: subgroups of any ranks, with ops in flight on each
     if n >= 4:
         odd = dist.new_group([1, 3])
@@ -256,6 +282,12 @@ def main():
             dist.broadcast(t, src=2, group=low)  # src is a global rank
             expect(t.item() == 2, "broadcast on a subgroup from global rank 2")
         expect(same(c, torch.full((5,), float(n * (n - 1) / 2))), "all_reduce on a group of everyone")
+        if me == 1:
+            dist.send(torch.full((9,), 11.0), dst=3, group=odd)  # dst is a global rank
+        if me == 3:
+            got = torch.empty(9)
+            dist.recv(got, src=1, group=odd)
+            expect(same(got, torch.full((9,), 11.0)), "send/recv on the group [1, 3]")
 
     dist.barrier()
     if me == 0:

@@ -4,6 +4,8 @@
                        dtype, device or size; the group works on after them
     errors.py skip     rank 1 skips an all_reduce: the others raise within the
                        group's timeout, naming PE 1; nobody hangs
+    errors.py mismatch a send and a recv that do not pair up: the receiver raises,
+                       naming both tags
     errors.py kill     rank 1 dies (SIGKILL) before an all_reduce: the others
                        raise at once (long before the timeout), naming it
 """
@@ -71,6 +73,19 @@ def misuse(me, n):
         fail(f"all_reduce after the refusals gave {t.tolist()}")
 
 
+def mismatch(me, n):
+    """Rank 0 sends with tag 5; rank 1 expects tag 6: rank 1 raises naming both."""
+    if me == 0:
+        dist.send(torch.ones(10), dst=1, tag=5)
+    elif me == 1:
+        msg = raises(lambda: dist.recv(torch.empty(10), src=0, tag=6), "recv from PE 0", "tag 6", "tag 5")
+        print(f"mismatch: {msg}")
+        os._exit(0)  # the group is unusable after the failure: no collective teardown
+    if me == 0:
+        time.sleep(1)  # until rank 1 has checked
+        os._exit(0)
+
+
 def skip(me, n):
     t = torch.ones(1000)
     if me == 1:
@@ -106,7 +121,7 @@ def main():
     timeout = TIMEOUT if mode == "skip" else 60
     dist.init_process_group("shmemcomm", timeout=datetime.timedelta(seconds=timeout))
     me, n = dist.get_rank(), dist.get_world_size()
-    {"misuse": misuse, "skip": skip, "kill": kill}[mode](me, n)
+    {"misuse": misuse, "mismatch": mismatch, "skip": skip, "kill": kill}[mode](me, n)
     if me == 0:
         print(f"errors {mode}: as expected on {n} ranks")
     dist.destroy_process_group()

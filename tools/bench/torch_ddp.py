@@ -69,12 +69,13 @@ def main():
     step(True)  # warm-up: DDP's buckets are rebuilt after the first step
     step(True)
     with_sync = timed(True)
+    # before the steps without sync, after which each rank's model goes its own way
+    check = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    sums = [torch.zeros_like(check) for _ in range(n)]
+    dist.all_gather(sums, check)
+    equal = all(torch.equal(s, check) for s in sums)
     without = timed(False)
     params = sum(p.numel() for p in model.parameters())
-    check = torch.cat([p.detach().reshape(-1) for p in model.parameters()]).double().sum()
-    sums = [torch.zeros(1, dtype=torch.float64) for _ in range(n)]
-    dist.all_gather(sums, check.reshape(1))
-    equal = all(torch.equal(s, sums[0]) for s in sums)
     if rank == 0:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"backend={backend} ranks={n} params={params} step_ms={with_sync * 1e3:.1f} "
