@@ -225,7 +225,10 @@ $(BUILD)/install/shmemcomm.pc: lib/shmemcomm.pc.in Makefile
 # Rebuilt on every install: the paths inside depend on PREFIX.
 .PHONY: $(BUILD)/install/oshcc $(BUILD)/install/shmemcomm.pc
 
-install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
+# where make install puts the PyTorch package: python3's site-packages for platform code
+TORCH_PLATLIB = $(shell $(TORCH_PYTHON) torch/flags.py platlib)
+
+install: $(if $(HAVE_TORCH),torch) $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
 		$(BUILD)/install/shmemcomm.pc
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(udevrulesdir)
@@ -244,6 +247,11 @@ install: $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf 
 		install -m 644 $$page $(DESTDIR)$(mandir)/man$$section/ || exit 1; \
 	done
 	install -m 644 kmod/99-shmemcomm.rules $(DESTDIR)$(udevrulesdir)/
+ifneq ($(HAVE_TORCH),)
+	install -d $(DESTDIR)$(TORCH_PLATLIB)/shmemcomm_torch
+	install -m 644 $(TORCH_PKG)/__init__.py $(DESTDIR)$(TORCH_PLATLIB)/shmemcomm_torch/
+	install -m 755 $(TORCH_EXT) $(DESTDIR)$(TORCH_PLATLIB)/shmemcomm_torch/
+endif
 
 # Removes what install put there, with the same PREFIX and DESTDIR.
 uninstall:
@@ -257,6 +265,9 @@ uninstall:
 	for page in $(MAN_PAGES); do \
 		rm -f $(DESTDIR)$(mandir)/man$${page##*.}/$${page##*/}; \
 	done
+ifneq ($(HAVE_TORCH),)
+	rm -rf $(DESTDIR)$(TORCH_PLATLIB)/shmemcomm_torch
+endif
 
 # What dkms needs to build the module for each kernel: the Kbuild files,
 # kmod/ without its KUnit files, uapi/, and dkms.conf.
