@@ -432,22 +432,8 @@ public:
 								       TensorList &inputs,
 								       const c10d::AllgatherOptions &opts) override
 	{
-		const char *what = "allgather_into_tensor_coalesced";
-
-		TORCH_CHECK(outputs.size() == inputs.size(), "shmemcomm: ", what, ": ", outputs.size(),
-			    " outputs for ", inputs.size(), " inputs");
-		c10::intrusive_ptr<c10d::Work> last;
-		for (size_t i = 0; i < inputs.size(); i++) {
-			check_alike(outputs[i], inputs[i], what);
-			TORCH_CHECK(outputs[i].numel() == inputs[i].numel() * getSize(), "shmemcomm: ",
-				    what, ": output ", i, " has ", outputs[i].numel(), " elements, not ",
-				    getSize(), " x ", inputs[i].numel());
-			auto p = pending(OpType::COALESCED, what, inputs[i], outputs, opts.timeout,
-					 i + 1 == inputs.size());
-			fill_allgather(p.get(), outputs[i], inputs[i]);
-			last = submit(std::move(p));
-		}
-		return last ? last : nothing(OpType::COALESCED, what);
+		return each_pair("allgather_into_tensor_coalesced", outputs, inputs, opts.timeout, true,
+				 [&](Pending *p, size_t i) { fill_allgather(p, outputs[i], inputs[i]); });
 	}
 
 	c10::intrusive_ptr<c10d::Work> gather(std::vector<TensorList> &outputs, TensorList &inputs,
@@ -544,22 +530,10 @@ public:
 	c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(TensorList &outputs, TensorList &inputs,
 								       const c10d::ReduceScatterOptions &opts) override
 	{
-		const char *what = "reduce_scatter_tensor_coalesced";
-
-		TORCH_CHECK(outputs.size() == inputs.size(), "shmemcomm: ", what, ": ", outputs.size(),
-			    " outputs for ", inputs.size(), " inputs");
-		c10::intrusive_ptr<c10d::Work> last;
-		for (size_t i = 0; i < inputs.size(); i++) {
-			check_alike(outputs[i], inputs[i], what);
-			TORCH_CHECK(inputs[i].numel() == outputs[i].numel() * getSize(), "shmemcomm: ",
-				    what, ": input ", i, " has ", inputs[i].numel(), " elements, not ",
-				    getSize(), " x ", outputs[i].numel());
-			auto p = pending(OpType::COALESCED, what, outputs[i], outputs, opts.timeout,
-					 i + 1 == inputs.size());
-			fill_reduce_scatter(p.get(), outputs[i], flat_of(inputs[i]), opts.reduceOp);
-			last = submit(std::move(p));
-		}
-		return last ? last : nothing(OpType::COALESCED, what);
+		return each_pair("reduce_scatter_tensor_coalesced", outputs, inputs, opts.timeout, false,
+				 [&](Pending *p, size_t i) {
+					 fill_reduce_scatter(p, outputs[i], flat_of(inputs[i]), opts.reduceOp);
+				 });
 	}
 
 	c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor &output, at::Tensor &input,
@@ -810,6 +784,32 @@ private:
 		return w;
 	}
 
+	// A coalesced call of tensor pairs, @gather: each output n times its input
+	// (else each input n times its output); one operation a pair, the Work on the last.
+	template <typename Fill>
+	c10::intrusive_ptr<c10d::Work> each_pair(const char *what, TensorList &outputs, TensorList &inputs,
+						 std::chrono::milliseconds timeout, bool gather, Fill fill)
+	{
+		c10::intrusive_ptr<c10d::Work> last;
+
+		TORCH_CHECK(outputs.size() == inputs.size(), "shmemcomm: ", what, ": ", outputs.size(),
+			    " outputs for ", inputs.size(), " inputs");
+		for (size_t i = 0; i < inputs.size(); i++) {
+			const at::Tensor &whole = gather ? outputs[i] : inputs[i];
+			const at::Tensor &block = gather ? inputs[i] : outputs[i];
+
+			check_alike(outputs[i], inputs[i], what);
+			TORCH_CHECK(whole.numel() == block.numel() * getSize(), "shmemcomm: ", what, ": ",
+				    gather ? "output " : "input ", i, " has ", whole.numel(),
+				    " elements, not ", getSize(), " x ", block.numel());
+			auto p = pending(OpType::COALESCED, what, block, outputs, timeout,
+					 i + 1 == inputs.size());
+			fill(p.get(), i);
+			last = submit(std::move(p));
+		}
+		return last ? last : nothing(OpType::COALESCED, what);
+	}
+
 	void fill_allgather(Pending *p, const at::Tensor &output, const at::Tensor &input)
 	{
 		auto src = flat_of(input);
@@ -899,10 +899,50 @@ private:
 	StoreBootstrap boot_;
 };
 
+// This process's registration figures (shmemx_buffer_stats), read on the
+// engine's thread: whether tensors off the heap were read in place.
+py::dict buffer_stats()
+{
+	struct Read {
+		shmemx_buffer_stats_t stats{};
+		int err = 0;
+	} r;
+	char error[512];
+
+	TORCH_CHECK(sct_engine_call([](void *ctx) -> const char * {
+		auto *read = static_cast<Read *>(ctx);
+		read->err = shmemx_buffer_stats(&read->stats);
+		return nullptr;
+	}, &r, error, sizeof(error)) == 0, "shmemcomm: buffer_stats: ", error);
+	TORCH_CHECK(r.err == 0, "shmemcomm: buffer_stats: no registration on this back end (its message is above)");
+	py::dict d;
+	d["misses"] = r.stats.misses;
+	d["hits"] = r.stats.hits;
+	d["stale"] = r.stats.stale;
+	d["evictions"] = r.stats.evictions;
+	d["entries"] = r.stats.entries;
+	d["pinned_bytes"] = r.stats.pinned_bytes;
+	d["imports"] = r.stats.imports;
+	d["import_hits"] = r.stats.import_hits;
+	d["mapped_bytes"] = r.stats.mapped_bytes;
+	return d;
+}
+
 } // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 {
+	m.def("buffer_stats", &buffer_stats, py::call_guard<py::gil_scoped_release>(),
+	      "This process's registration figures: tensors off the heap registered (kmod) and peers' mapped");
+	m.def("transport", []() {
+		char error[256];
+		static std::string name;
+		TORCH_CHECK(sct_engine_call([](void *) -> const char * {
+			name = shmemx_transport_name();
+			return nullptr;
+		}, nullptr, error, sizeof(error)) == 0, "shmemcomm: transport: ", error);
+		return name;
+	}, "The library's back end: kmod or memfd, with +rdma across nodes");
 	m.doc() = "shmemcomm's torch.distributed backend (import shmemcomm_torch to register it)";
 	py::class_<ProcessGroupShmemcomm, c10d::Backend, c10::intrusive_ptr<ProcessGroupShmemcomm>>(
 		m, "ProcessGroupShmemcomm")

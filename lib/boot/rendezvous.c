@@ -271,16 +271,21 @@ static int connect_root(struct sc_boot *boot, const struct sc_launch *l)
 	return send_message(boot->root_fd, BOOT_HELLO, boot->rank, &hello, sizeof(hello));
 }
 
+static void boot_reset(struct sc_boot *boot, int rank, int size, double timeout)
+{
+	memset(boot, 0, sizeof(*boot));
+	boot->rank = rank;
+	boot->size = size;
+	boot->timeout = timeout;
+	boot->listen_fd = -1;
+	boot->root_fd = -1;
+}
+
 int sc_boot_open(struct sc_boot *boot, const struct sc_launch *l, double timeout)
 {
 	int err;
 
-	memset(boot, 0, sizeof(*boot));
-	boot->rank = l->rank;
-	boot->size = l->size;
-	boot->timeout = timeout;
-	boot->listen_fd = -1;
-	boot->root_fd = -1;
+	boot_reset(boot, l->rank, l->size, timeout);
 	snprintf(boot->where, sizeof(boot->where), "%s:%d", l->host, l->port);
 	memcpy(boot->job, l->job, sizeof(boot->job));
 	if (boot->size == 1)
@@ -308,12 +313,7 @@ int sc_boot_open_external(struct sc_boot *boot, const shmemx_bootstrap_t *extern
 	struct timespec now;
 	int err;
 
-	memset(boot, 0, sizeof(*boot));
-	boot->rank = external->rank;
-	boot->size = external->size;
-	boot->timeout = timeout;
-	boot->listen_fd = -1;
-	boot->root_fd = -1;
+	boot_reset(boot, external->rank, external->size, timeout);
 	boot->external = external;
 	snprintf(boot->where, sizeof(boot->where), "%s",
 		 external->name ? external->name : "the caller's bootstrap");

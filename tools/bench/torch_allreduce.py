@@ -3,9 +3,11 @@
     launch.py -n N torch_allreduce.py BACKEND DTYPE SIZES...
 
 Each rank is bound to a core and runs one torch thread. For each size (in
-bytes): a warm-up as long as a round, then 3 rounds of ITERS calls; a
-round's time is the slowest rank's. Rank 0 prints "bytes seconds-per-call"
-with the median round.
+bytes): a warm-up as long as a round, then BENCH_ROUNDS rounds (3) of
+BENCH_ITERS calls (by default, fewer the bigger the size, and a tenth as
+many on Gloo, which is slow); a round's time is the slowest rank's. Rank 0
+prints "bytes seconds-per-call" with the median round. scripts/bench-peers
+runs it too, for its Gloo column, with Debian 12's torch.
 """
 import os
 import statistics
@@ -34,11 +36,12 @@ def main():
     elem = torch.tensor([], dtype=dtype).element_size()
     for nbytes in sizes:
         iters = iters_for(nbytes) if backend == "shmemcomm" else max(iters_for(nbytes) // 10, 3)
+        iters = int(os.environ.get("BENCH_ITERS", iters))
         t = torch.full((max(nbytes // elem, 1),), float(rank % 7), dtype=dtype)
         for _ in range(iters):
             dist.all_reduce(t)
         samples = []
-        for _ in range(3):
+        for _ in range(int(os.environ.get("BENCH_ROUNDS", 3))):
             dist.barrier()
             t0 = time.perf_counter()
             for _ in range(iters):

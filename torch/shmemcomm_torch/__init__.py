@@ -12,9 +12,21 @@ import torch.distributed as dist
 
 from . import _C
 
-__all__ = ["ProcessGroupShmemcomm"]
+__all__ = ["ProcessGroupShmemcomm", "buffer_stats", "transport"]
 
 ProcessGroupShmemcomm = _C.ProcessGroupShmemcomm
+
+
+def buffer_stats():
+    """This process's registration figures since init (kmod back end): tensors
+    registered (misses), found registered (hits), peers' tensors mapped
+    (imports, import_hits), ... as shmemx_buffer_stats counts them."""
+    return _C.buffer_stats()
+
+
+def transport():
+    """The library's back end in use: "kmod" or "memfd", with "+rdma" across nodes."""
+    return _C.transport()
 
 
 def _create(dist_options, backend_options):
