@@ -909,11 +909,19 @@ py::dict buffer_stats()
 	} r;
 	char error[512];
 
-	TORCH_CHECK(sct_engine_call([](void *ctx) -> const char * {
-		auto *read = static_cast<Read *>(ctx);
-		read->err = shmemx_buffer_stats(&read->stats);
-		return nullptr;
-	}, &r, error, sizeof(error)) == 0, "shmemcomm: buffer_stats: ", error);
+	int failed;
+
+	{
+		// the engine's thread may need the GIL meanwhile (to free a tensor)
+		py::gil_scoped_release no_gil;
+
+		failed = sct_engine_call([](void *ctx) -> const char * {
+			auto *read = static_cast<Read *>(ctx);
+			read->err = shmemx_buffer_stats(&read->stats);
+			return nullptr;
+		}, &r, error, sizeof(error));
+	}
+	TORCH_CHECK(!failed, "shmemcomm: buffer_stats: ", error);
 	TORCH_CHECK(r.err == 0, "shmemcomm: buffer_stats: no registration on this back end (its message is above)");
 	py::dict d;
 	d["misses"] = r.stats.misses;
@@ -932,15 +940,21 @@ py::dict buffer_stats()
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 {
-	m.def("buffer_stats", &buffer_stats, py::call_guard<py::gil_scoped_release>(),
+	m.def("buffer_stats", &buffer_stats,
 	      "This process's registration figures: tensors off the heap registered (kmod) and peers' mapped");
 	m.def("transport", []() {
 		char error[256];
-		static std::string name;
-		TORCH_CHECK(sct_engine_call([](void *) -> const char * {
-			name = shmemx_transport_name();
-			return nullptr;
-		}, nullptr, error, sizeof(error)) == 0, "shmemcomm: transport: ", error);
+		std::string name;
+		int failed;
+		{
+			py::gil_scoped_release no_gil;
+
+			failed = sct_engine_call([](void *ctx) -> const char * {
+				*static_cast<std::string *>(ctx) = shmemx_transport_name();
+				return nullptr;
+			}, &name, error, sizeof(error));
+		}
+		TORCH_CHECK(!failed, "shmemcomm: transport: ", error);
 		return name;
 	}, "The library's back end: kmod or memfd, with +rdma across nodes");
 	m.doc() = "shmemcomm's torch.distributed backend (import shmemcomm_torch to register it)";
