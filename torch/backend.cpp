@@ -403,9 +403,7 @@ public:
 		const char *what = "all_gather_into_tensor";
 
 		check_alike(output, input, what);
-		TORCH_CHECK(output.numel() == input.numel() * getSize(), "shmemcomm: ", what,
-			    ": the output has ", output.numel(), " elements, not ", getSize(), " x ",
-			    input.numel());
+		check_whole(output, input, what, "the output");
 		auto p = pending(OpType::_ALLGATHER_BASE, what, input, { output }, opts.timeout);
 		fill_allgather(p.get(), output, input);
 		return submit(std::move(p));
@@ -519,9 +517,7 @@ public:
 		const char *what = "reduce_scatter_tensor";
 
 		check_alike(output, input, what);
-		TORCH_CHECK(input.numel() == output.numel() * getSize(), "shmemcomm: ", what,
-			    ": the input has ", input.numel(), " elements, not ", getSize(), " x ",
-			    output.numel());
+		check_whole(input, output, what, "the input");
 		auto p = pending(OpType::_REDUCE_SCATTER_BASE, what, output, { output }, opts.timeout);
 		fill_reduce_scatter(p.get(), output, flat_of(input), opts.reduceOp);
 		return submit(std::move(p));
@@ -708,6 +704,14 @@ private:
 			    " is not a rank of this group (0..", getSize() - 1, ")");
 	}
 
+	// @whole (named @name in the message) holds one @block per rank
+	void check_whole(const at::Tensor &whole, const at::Tensor &block, const char *what,
+			 const std::string &name) const
+	{
+		TORCH_CHECK(whole.numel() == block.numel() * getSize(), "shmemcomm: ", what, ": ", name,
+			    " has ", whole.numel(), " elements, not ", getSize(), " x ", block.numel());
+	}
+
 	void check_blocks(const TensorList &blocks, const at::Tensor &like, const char *what) const
 	{
 		TORCH_CHECK(static_cast<int>(blocks.size()) == getSize(), "shmemcomm: ", what, ": ",
@@ -799,9 +803,7 @@ private:
 			const at::Tensor &block = gather ? inputs[i] : outputs[i];
 
 			check_alike(outputs[i], inputs[i], what);
-			TORCH_CHECK(whole.numel() == block.numel() * getSize(), "shmemcomm: ", what, ": ",
-				    gather ? "output " : "input ", i, " has ", whole.numel(),
-				    " elements, not ", getSize(), " x ", block.numel());
+			check_whole(whole, block, what, (gather ? "output " : "input ") + std::to_string(i));
 			auto p = pending(OpType::COALESCED, what, block, outputs, timeout,
 					 i + 1 == inputs.size());
 			fill(p.get(), i);
