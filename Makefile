@@ -70,14 +70,16 @@ $(TORCH_PKG)/__init__.py: torch/shmemcomm_torch/__init__.py
 
 # The library is linked in whole (its PIC objects), so the package needs
 # nothing else of ours at run time; its symbols stay inside.
-$(TORCH_EXT): torch/backend.cpp torch/engine.c torch/engine.h torch/flags.py $(PIC_OBJS)
+$(TORCH_EXT): torch/backend.cpp torch/engine.c torch/engine.h torch/heap.c torch/heap.h \
+	      torch/flags.py $(PIC_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -c -o $(BUILD)/torch/engine.o torch/engine.c
+	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -c -o $(BUILD)/torch/heap.o torch/heap.c
 	$(CXX) -O2 -g -std=c++17 -fPIC -Wall -Wextra -Werror -Wno-unused-parameter \
 		-Iinclude -Itorch $$($(TORCH_PYTHON) torch/flags.py cflags) \
 		-c -o $(BUILD)/torch/backend.o torch/backend.cpp
 	@rm -f $(BUILD)/torch/libshmemcomm-pic.a && ar rcs $(BUILD)/torch/libshmemcomm-pic.a $(PIC_OBJS)
-	$(CXX) -shared -o $@ $(BUILD)/torch/backend.o $(BUILD)/torch/engine.o \
+	$(CXX) -shared -o $@ $(BUILD)/torch/backend.o $(BUILD)/torch/engine.o $(BUILD)/torch/heap.o \
 		$(BUILD)/torch/libshmemcomm-pic.a -Wl,--exclude-libs,ALL \
 		$$($(TORCH_PYTHON) torch/flags.py ldflags) -libverbs -lm -pthread
 

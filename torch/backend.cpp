@@ -3,6 +3,7 @@
 // tensors into buffers and back, and Works into completions: validation
 // happens here, on the caller's thread, so that a bad call raises at once.
 #include <torch/extension.h>
+#include <c10/core/CPUAllocator.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
@@ -13,12 +14,14 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <shmem.h>
 #include <shmemx.h>
 
 #include "engine.h"
+#include "heap.h"
 
 namespace {
 
@@ -140,6 +143,9 @@ void pending_done(sct_op *op, const char *error)
 			error = failed.c_str();
 		}
 	}
+	// a waiter that drops its tensors next must find them free of us (heap_usage)
+	p->after = nullptr;
+	p->keep.clear();
 	if (p->work)
 		p->work->complete(error);
 }
@@ -222,6 +228,8 @@ at::Tensor flat_of(const at::Tensor &t)
 	return t.is_contiguous() ? t : t.contiguous();
 }
 
+void heap_tensors_leave_heap();
+
 class ProcessGroupShmemcomm : public c10d::Backend {
 public:
 	ProcessGroupShmemcomm(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,
@@ -249,6 +257,7 @@ public:
 				    "shmemcomm: init failed: ", error);
 			team_ = SHMEM_TEAM_WORLD;
 			owns_library_ = true;
+			world_timeout() = timeout_;
 			initialized() = true;
 		} else {
 			TORCH_CHECK(initialized(), "shmemcomm: new_group with backend shmemcomm needs the default process group to use shmemcomm too");
@@ -667,6 +676,7 @@ private:
 
 	static const char *finalize_call(void *)
 	{
+		heap_tensors_leave_heap();
 		shmem_finalize();
 		return nullptr;
 	}
@@ -876,7 +886,8 @@ private:
 		return submit(std::move(p));
 	}
 
-	c10::intrusive_ptr<c10d::Work> submit(std::unique_ptr<Pending> p)
+public:
+	static c10::intrusive_ptr<c10d::Work> submit(std::unique_ptr<Pending> p)
 	{
 		const char *broken = sct_engine_broken();
 		c10::intrusive_ptr<c10d::Work> w = p->work;
@@ -894,12 +905,112 @@ private:
 		return w;
 	}
 
+	// the default group's timeout, for the heap's collectives; 0 before init
+	static double &world_timeout()
+	{
+		static double seconds = 0;
+		return seconds;
+	}
+
+private:
 	double timeout_;
 	shmem_team_t team_ = SHMEM_TEAM_INVALID;
 	bool owns_library_ = false;
 	std::vector<int> members_;
 	StoreBootstrap boot_;
 };
+
+
+// Heap tensors (heap.h). Their storages are kept, weakly, so that finalize
+// can move the data of those still alive into ordinary memory: the heap is
+// unmapped then, and a tensor must not point into it.
+std::mutex heap_storages_lock;
+std::unordered_map<int, c10::weak_intrusive_ptr<c10::StorageImpl>> heap_storages;
+
+// On the engine's thread, before shmem_finalize.
+void heap_tensors_leave_heap()
+{
+	std::lock_guard<std::mutex> lock(heap_storages_lock);
+
+	for (auto &[index, weak] : heap_storages) {
+		size_t bytes = 0;
+		void *p = sct_heap_block(index, &bytes);
+		auto storage = weak.lock();
+
+		if (!p || !storage)
+			continue;
+		at::DataPtr moved = c10::GetCPUAllocator()->allocate(bytes);
+		memcpy(moved.get(), p, bytes);
+		// the old DataPtr's deleter releases the block, as if the tensor had died
+		storage->set_data_ptr_noswap(std::move(moved));
+	}
+	heap_storages.clear();
+}
+
+struct HeapCommit {
+	std::vector<uint64_t> agreed;
+	size_t bytes;
+	void *ptr = nullptr;
+	int index = -1;
+	char error[512];
+};
+
+// shmemcomm_torch.empty: a tensor shaped @sizes, of @like's dtype, on the heap.
+at::Tensor heap_empty(const std::vector<int64_t> &sizes, const at::Tensor &like)
+{
+	const char *what = "shmemcomm_torch.empty";
+	double timeout = ProcessGroupShmemcomm::world_timeout();
+	uint64_t elements = 1;
+
+	TORCH_CHECK(timeout > 0, what, " needs the default process group on shmemcomm first (init_process_group(\"shmemcomm\"))");
+	for (auto n : sizes) {
+		TORCH_CHECK(n >= 0, what, ": a negative size, ", n);
+		TORCH_CHECK(!n || elements <= UINT64_MAX / static_cast<uint64_t>(n), what,
+			    ": the shape's elements overflow 64 bits");
+		elements *= static_cast<uint64_t>(n);
+	}
+	size_t elem = like.element_size();
+	TORCH_CHECK(elements <= SIZE_MAX / elem, what, ": ", elements, " elements of ", elem,
+		    " bytes overflow the address space");
+
+	HeapCommit c;
+	c.bytes = elements * elem;
+	c.agreed.resize(SCT_HEAP_AGREEMENT_WORDS);
+	sct_heap_propose(c.agreed.data(), c.bytes);
+
+	// the agreement is an allreduce of the world, with the default group's
+	// timeout: a rank that never calls empty() makes the others raise
+	auto p = std::make_unique<Pending>();
+	p->op.kind = SCT_ALLREDUCE;
+	p->op.what = "shmemcomm_torch.empty (agreeing on the heap with the other ranks)";
+	p->op.team = SHMEM_TEAM_WORLD;
+	p->op.dtype = SHMEMX_UINT64;
+	p->op.op = SHMEMX_BAND;
+	p->op.count = c.agreed.size();
+	p->op.src = p->op.dest = c.agreed.data();
+	p->op.timeout = timeout;
+	p->work = c10::make_intrusive<ShmemcommWork>(0, OpType::ALLREDUCE, p->op.what, TensorList{});
+	{
+		py::gil_scoped_release no_gil;
+		char error[512];
+
+		ProcessGroupShmemcomm::submit(std::move(p))->wait();
+		// every rank has the same marks now: the collective frees and the allocation
+		TORCH_CHECK(sct_engine_call([](void *ctx) -> const char * {
+			auto *c = static_cast<HeapCommit *>(ctx);
+			// an empty tensor takes a block too, so that every tensor of empty() is on the heap
+			c->index = sct_heap_commit(c->agreed.data(), c->bytes ? c->bytes : 1, &c->ptr,
+						   c->error, sizeof(c->error));
+			return c->index < 0 ? c->error : nullptr;
+		}, &c, error, sizeof(error)) == 0, what, ": ", error);
+	}
+	int index = c.index;
+	auto t = at::from_blob(c.ptr, sizes, [index](void *) { sct_heap_release(index); },
+			       like.options());
+	std::lock_guard<std::mutex> lock(heap_storages_lock);
+	heap_storages.insert_or_assign(index, t.storage().getWeakStorageImpl());
+	return t;
+}
 
 // This process's registration figures (shmemx_buffer_stats), read on the
 // engine's thread: whether tensors off the heap were read in place.
@@ -959,6 +1070,21 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 		TORCH_CHECK(!failed, "shmemcomm: transport: ", error);
 		return name;
 	}, "The library's back end: kmod or memfd, with +rdma across nodes");
+	m.def("heap_empty", &heap_empty, "A tensor on the symmetric heap (collective over the job)");
+	m.def("is_symmetric", [](const at::Tensor &t) {
+		return t.has_storage() && t.storage().data() &&
+		       sct_heap_contains(t.storage().data(), t.storage().nbytes());
+	}, "Whether the tensor's memory is a block of the symmetric heap");
+	m.def("heap_usage", []() {
+		unsigned blocks;
+		size_t bytes;
+		py::dict d;
+
+		sct_heap_usage(&blocks, &bytes);
+		d["tensors"] = blocks;
+		d["bytes"] = bytes;
+		return d;
+	}, "This rank's heap tensors not yet dropped, and their bytes");
 	m.doc() = "shmemcomm's torch.distributed backend (import shmemcomm_torch to register it)";
 	py::class_<ProcessGroupShmemcomm, c10d::Backend, c10::intrusive_ptr<ProcessGroupShmemcomm>>(
 		m, "ProcessGroupShmemcomm")

@@ -5,12 +5,13 @@ rank's input: they come from seeded generators). Run by launch.py at 2 and
 comparisons are for equality.
 """
 import os
-import sys
 
 import torch
 import torch.distributed as dist
 
 import shmemcomm_torch  # noqa: F401  (registers the backend)
+from checks import expect, fail
+import checks
 
 R = dist.ReduceOp
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
@@ -18,20 +19,6 @@ INTS = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8]
 ALL = FLOATS + INTS + [torch.bool]
 # 0 elements, one, odd, and past the symmetric heap (SHMEM_SYMMETRIC_SIZE=4m: 2M floats are 8 MB)
 SIZES = [0, 1, 7, 1000, 2 << 20]
-
-checks = 0
-
-
-def fail(msg):
-    print(f"rank {dist.get_rank()}: FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def expect(cond, msg):
-    global checks
-    checks += 1
-    if not cond:
-        fail(msg)
 
 
 def make(rank, case, numel, dtype, op=None):
@@ -291,7 +278,7 @@ def main():
 
     dist.barrier()
     if me == 0:
-        print(f"collectives: {checks} checks passed on {n} ranks ({os.environ.get('SHMEMCOMM_TRANSPORT', 'default')})")
+        print(f"collectives: {checks.made} checks passed on {n} ranks ({os.environ.get('SHMEMCOMM_TRANSPORT', 'default')})")
     dist.destroy_process_group()
 
 

@@ -20,27 +20,10 @@ import torch
 import torch.distributed as dist
 
 import shmemcomm_torch  # noqa: F401
+from checks import fail, raises
 
 faulthandler.register(signal.SIGUSR1)
 TIMEOUT = 3.0
-
-
-def fail(msg):
-    print(f"rank {dist.get_rank()}: FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def raises(fn, *words):
-    """fn() must raise a RuntimeError whose message holds every word."""
-    try:
-        fn()
-    except RuntimeError as e:
-        msg = str(e)
-        missing = [w for w in words if w not in msg]
-        if missing:
-            fail(f"the error lacks {missing}: {msg}")
-        return msg
-    fail(f"no error; expected one with {words}")
 
 
 def misuse(me, n):

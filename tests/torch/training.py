@@ -8,7 +8,6 @@ the backward pass. FSDP (all_gather_into_tensor, reduce_scatter_tensor):
 the loss must follow the DDP model's.
 """
 import copy
-import sys
 
 import torch
 import torch.distributed as dist
@@ -16,13 +15,9 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import shmemcomm_torch  # noqa: F401
+from checks import fail
 
 STEPS = 12
-
-
-def fail(msg):
-    print(f"rank {dist.get_rank()}: FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def model():

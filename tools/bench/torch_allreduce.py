@@ -2,6 +2,9 @@
 
     launch.py -n N torch_allreduce.py BACKEND DTYPE SIZES...
 
+BACKEND is gloo, shmemcomm, or shmemcomm-heap: shmemcomm on tensors of
+shmemcomm_torch.empty (on the symmetric heap, read in place).
+
 Each rank is bound to a core and runs one torch thread. For each size (in
 bytes): a warm-up as long as a round, then BENCH_ROUNDS rounds (3) of
 BENCH_ITERS calls (by default, fewer the bigger the size, and a tenth as
@@ -19,7 +22,8 @@ import torch.distributed as dist
 
 backend, dtype_name = sys.argv[1], sys.argv[2]
 sizes = [int(s) for s in sys.argv[3:]]
-if backend == "shmemcomm":
+heap = backend == "shmemcomm-heap"
+if backend.startswith("shmemcomm"):
     import shmemcomm_torch  # noqa: F401
 dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[dtype_name]
 
@@ -32,12 +36,14 @@ def main():
     rank = int(os.environ["RANK"])
     os.sched_setaffinity(0, {rank % os.cpu_count()})
     torch.set_num_threads(1)
-    dist.init_process_group(backend)
+    dist.init_process_group("shmemcomm" if heap else backend)
     elem = torch.tensor([], dtype=dtype).element_size()
     for nbytes in sizes:
-        iters = iters_for(nbytes) if backend == "shmemcomm" else max(iters_for(nbytes) // 10, 3)
+        iters = iters_for(nbytes) if backend != "gloo" else max(iters_for(nbytes) // 10, 3)
         iters = int(os.environ.get("BENCH_ITERS", iters))
-        t = torch.full((max(nbytes // elem, 1),), float(rank % 7), dtype=dtype)
+        numel = max(nbytes // elem, 1)
+        t = shmemcomm_torch.empty(numel, dtype=dtype) if heap else torch.empty(numel, dtype=dtype)
+        t.fill_(float(rank % 7))
         for _ in range(iters):
             dist.all_reduce(t)
         samples = []
@@ -51,6 +57,7 @@ def main():
             samples.append(mine.item())
         if rank == 0:
             print(nbytes, "%.9f" % statistics.median(samples), flush=True)
+        del t  # a heap tensor's block comes back at the next empty()
     dist.destroy_process_group()
 
 

@@ -12,7 +12,7 @@ import torch.distributed as dist
 
 from . import _C
 
-__all__ = ["ProcessGroupShmemcomm", "buffer_stats", "transport"]
+__all__ = ["ProcessGroupShmemcomm", "buffer_stats", "empty", "heap_usage", "is_symmetric", "transport"]
 
 ProcessGroupShmemcomm = _C.ProcessGroupShmemcomm
 
@@ -22,6 +22,34 @@ def buffer_stats():
     registered (misses), found registered (hits), peers' tensors mapped
     (imports, import_hits), ... as shmemx_buffer_stats counts them."""
     return _C.buffer_stats()
+
+
+def empty(*size, dtype=None):
+    """A tensor on the symmetric heap, which collectives read in place
+    (zero copy). Collective, as shmem_malloc is: every rank of the job calls
+    it with the same shape and dtype, in the same order, after
+    init_process_group("shmemcomm"). Use it the same way on every rank: pass
+    a heap tensor to a collective where the other ranks pass their own tensor
+    of the same empty() call.
+
+    A dropped tensor's block is freed at a later empty() call, once every
+    rank has dropped its tensor of that call; up to 1024 heap tensors may be
+    alive at once. A heap tensor still alive at destroy_process_group keeps
+    its data, moved into ordinary memory."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = tuple(size[0])
+    like = torch.empty(0, dtype=dtype if dtype is not None else torch.get_default_dtype())
+    return _C.heap_empty([int(n) for n in size], like)
+
+
+def is_symmetric(tensor):
+    """Whether the tensor's memory is a block of the symmetric heap (from empty())."""
+    return _C.is_symmetric(tensor)
+
+
+def heap_usage():
+    """This rank's heap tensors not yet dropped ("tensors") and their "bytes"."""
+    return _C.heap_usage()
 
 
 def transport():
