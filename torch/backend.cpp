@@ -84,6 +84,23 @@ public:
 		return completed_;
 	}
 
+	// The waiting thread moves the operations itself (sct_engine_drive).
+	bool wait(std::chrono::milliseconds timeout) override
+	{
+		struct Until {
+			ShmemcommWork *work;
+			std::chrono::steady_clock::time_point deadline;
+			bool bounded;
+		} until{ this, std::chrono::steady_clock::now() + timeout, timeout != kNoTimeout };
+
+		sct_engine_drive([](void *ctx) -> int {
+			auto *u = static_cast<Until *>(ctx);
+			return u->work->isCompleted() ||
+			       (u->bounded && std::chrono::steady_clock::now() > u->deadline);
+		}, &until);
+		return Work::wait(timeout);
+	}
+
 	bool isSuccess() const override
 	{
 		std::lock_guard<std::mutex> lock(mutex_);
@@ -660,6 +677,7 @@ private:
 		attr.bootstrap = &self->boot_.boot;
 		// the library ends the process with its message on a bad setting
 		shmemx_init_attr(&attr);
+		sct_engine_fit_cores(shmem_team_n_pes(SHMEM_TEAM_SHARED));
 		static char error[512];
 		return sct_p2p_setup(error, sizeof(error)) ? error : nullptr;
 	}

@@ -7,16 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CHECK_EVERY 0.1		/* seconds between checks that the job can go on */
 #define YIELD_FOR 0.01		/* seconds of sched_yield after the spin, then sleeps */
 #define SLEEP_NS 20000
+#define SPIN_ALONE 50e-6	/* seconds of spinning while a core per process is free */
+#define SPIN_SHARED 1e-6	/* processes outnumber cores: the awaited one may need this core */
 
 static struct {
 	pthread_mutex_t lock;
 	/* held by whichever thread is inside libshmemcomm: the engine's, or a caller's inline */
 	pthread_mutex_t library;
+	/* held while a turn's completions run, so that they run in order */
+	pthread_mutex_t completing;
 	pthread_cond_t wake;
+	int drivers;		/* callers inside sct_engine_drive; under @lock */
 	unsigned long outstanding;	/* submitted, not yet ended; under @lock */
 	pthread_t thread;
 	int running;
@@ -27,7 +33,7 @@ static struct {
 	double spin;
 	char broken[1024];	/* written once, by the thread, under @lock */
 } engine = { .lock = PTHREAD_MUTEX_INITIALIZER, .library = PTHREAD_MUTEX_INITIALIZER,
-	     .wake = PTHREAD_COND_INITIALIZER };
+	     .completing = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
 
 static double now(void)
 {
@@ -331,16 +337,6 @@ static int poll_op(struct sct_op *op, int *fully_started, char *error, size_t le
 	return 0;
 }
 
-static void fail_all(struct sct_op *list, const char *why)
-{
-	while (list) {
-		struct sct_op *next = list->next;
-
-		end(list, why);
-		list = next;
-	}
-}
-
 /* @list was built by pushing: the first finished is last */
 static void end_finished(struct sct_op *list)
 {
@@ -361,130 +357,203 @@ static void end_finished(struct sct_op *list)
 	}
 }
 
-static void *engine_main(void *unused)
+/* Moves @op, the head, to @finished with @result. */
+static void retire_head(struct sct_op *op, const char *result, struct sct_op **finished)
+{
+	engine.head = op->next;
+	if (!engine.head)
+		engine.tail = NULL;
+	op->result = result;
+	op->next = *finished;
+	*finished = op;
+}
+
+/*
+ * One pass over the operations, by whichever thread holds engine.library:
+ * takes what was submitted, starts and polls, retires what completed (onto
+ * @finished, newest first) and checks the head's deadline. Whether
+ * anything moved.
+ */
+static int engine_turn(struct sct_op **finished)
+{
+	int progressed = 0, fully_started = 1;
+	char error[1024];
+
+	pthread_mutex_lock(&engine.lock);
+	if (engine.queued_head) {
+		if (engine.tail)
+			engine.tail->next = engine.queued_head;
+		else
+			engine.head = engine.queued_head;
+		engine.tail = engine.queued_tail;
+		engine.queued_head = engine.queued_tail = NULL;
+	}
+	pthread_mutex_unlock(&engine.lock);
+
+	if (sct_engine_broken()) {
+		while (engine.head)
+			retire_head(engine.head, sct_engine_broken(), finished);
+		return 1;
+	}
+	for (struct sct_op **at = &engine.head; *at && fully_started;) {
+		struct sct_op *op = *at;
+		int r;
+
+		if (op->kind == SCT_CALL && op != engine.head)
+			break;
+		if (op->kind == SCT_CALL) {
+			retire_head(op, op->call(op->ctx), finished);
+			progressed = 1;
+			continue;
+		}
+		r = poll_op(op, &fully_started, error, sizeof(error));
+		if (r < 0) {
+			break_engine(error);
+			return 1;
+		}
+		if (r == 0) {
+			at = &op->next;
+			continue;
+		}
+		/* done: ops complete in order, so only the head leaves the list */
+		progressed = 1;
+		if (op != engine.head) {
+			at = &op->next;
+			continue;
+		}
+		retire_head(op, NULL, finished);
+	}
+	/* the head's deadline counts from when it became the head */
+	if (engine.head && !engine.head->deadline) {
+		engine.head->deadline = now() + engine.head->timeout;
+		engine.head->next_check = now() + CHECK_EVERY;
+	}
+	if (engine.head && now() > engine.head->next_check) {
+		struct sct_op *head = engine.head;
+		double t = now();
+		char what[700];
+		int lost = shmemx_request_describe(head->req, what, sizeof(what));
+
+		if (head->kind == SCT_SEND || head->kind == SCT_RECV) {
+			char why[400];
+
+			lost = shmemx_request_describe(NULL, why, sizeof(why));
+			snprintf(what, sizeof(what), "%s PE %d has %s%s%s",
+				 head->kind == SCT_SEND ? "the receiving" : "the sending", head->peer,
+				 head->kind == SCT_SEND ? "not taken the message" : "not sent",
+				 lost ? "; " : "", lost ? strstr(why, "; ") + 2 : "");
+		}
+
+		head->next_check = t + CHECK_EVERY;
+		if (lost || t > head->deadline) {
+			if (lost)
+				snprintf(error, sizeof(error),
+					 "shmemcomm: %s cannot complete: %s", head->what, what);
+			else
+				snprintf(error, sizeof(error),
+					 "shmemcomm: %s timed out after %g s (the process group's timeout): %s",
+					 head->what, head->timeout, what);
+			break_engine(error);
+			progressed = 1;
+		}
+	}
+	return progressed;
+}
+
+/*
+ * Holding engine.library: one turn, then its completions outside the
+ * library lock (a completion may submit the next operation) but inside
+ * engine.completing, taken first, so that completions of later turns, on
+ * any thread, come after.
+ */
+static int turn_and_complete(void)
 {
 	struct sct_op *finished = NULL;
+	int progressed = engine_turn(&finished);
+
+	pthread_mutex_lock(&engine.completing);
+	pthread_mutex_unlock(&engine.library);
+	end_finished(finished);
+	pthread_mutex_unlock(&engine.completing);
+	return progressed;
+}
+
+/* The pause of a thread whose turn moved nothing since @idle_since (0: till now). */
+static void back_off(double *idle_since)
+{
+	if (!*idle_since)
+		*idle_since = now();
+	else if (now() - *idle_since < engine.spin)
+		return;
+	else if (now() - *idle_since < engine.spin + YIELD_FOR)
+		sched_yield();
+	else
+		nanosleep(&(struct timespec){ 0, SLEEP_NS }, NULL);
+}
+
+static void *engine_main(void *unused)
+{
 	double idle_since = 0;
-	char error[1024];
 
 	(void)unused;
 	for (;;) {
-		int progressed = 0, fully_started = 1;
-
 		pthread_mutex_lock(&engine.lock);
-		while (!engine.queued_head && !engine.head && !engine.stopping)
+		/* a waiting caller drives meanwhile: two pollers on one core only slow each other */
+		while ((!engine.outstanding && !engine.stopping) || engine.drivers)
 			pthread_cond_wait(&engine.wake, &engine.lock);
-		if (engine.queued_head) {
-			if (engine.tail)
-				engine.tail->next = engine.queued_head;
-			else
-				engine.head = engine.queued_head;
-			engine.tail = engine.queued_tail;
-			engine.queued_head = engine.queued_tail = NULL;
-		}
-		if (!engine.head && engine.stopping) {
+		if (!engine.outstanding && engine.stopping) {
 			pthread_mutex_unlock(&engine.lock);
 			return NULL;
 		}
 		pthread_mutex_unlock(&engine.lock);
 
-		if (sct_engine_broken()) {
-			struct sct_op *list = engine.head;
-
-			engine.head = engine.tail = NULL;
-			fail_all(list, sct_engine_broken());
-			continue;
-		}
 		pthread_mutex_lock(&engine.library);
-		for (struct sct_op **at = &engine.head; *at && fully_started;) {
-			struct sct_op *op = *at;
-			int r;
-
-			if (op->kind == SCT_CALL && op != engine.head)
-				break;
-			if (op->kind == SCT_CALL) {
-				op->result = op->call(op->ctx);
-				*at = op->next;
-				if (!*at)
-					engine.tail = NULL;
-				op->next = finished;
-				finished = op;
-				progressed = 1;
-				continue;
-			}
-			r = poll_op(op, &fully_started, error, sizeof(error));
-			if (r < 0) {
-				break_engine(error);
-				progressed = 1;
-				break;
-			}
-			if (r == 0) {
-				at = &op->next;
-				continue;
-			}
-			/* done: ops complete in order, so only the head leaves the list */
-			progressed = 1;
-			if (op != engine.head) {
-				at = &op->next;
-				continue;
-			}
-			*at = op->next;
-			if (!*at)
-				engine.tail = NULL;
-			op->result = NULL;
-			op->next = finished;
-			finished = op;
-		}
-		/* the head's deadline counts from when it became the head */
-		if (engine.head && !engine.head->deadline) {
-			engine.head->deadline = now() + engine.head->timeout;
-			engine.head->next_check = now() + CHECK_EVERY;
-		}
-		if (engine.head && now() > engine.head->next_check) {
-			struct sct_op *head = engine.head;
-			double t = now();
-			char what[700];
-			int lost = shmemx_request_describe(head->req, what, sizeof(what));
-
-			if (head->kind == SCT_SEND || head->kind == SCT_RECV) {
-				char why[400];
-
-				lost = shmemx_request_describe(NULL, why, sizeof(why));
-				snprintf(what, sizeof(what), "%s PE %d has %s%s%s",
-					 head->kind == SCT_SEND ? "the receiving" : "the sending", head->peer,
-					 head->kind == SCT_SEND ? "not taken the message" : "not sent",
-					 lost ? "; " : "", lost ? strstr(why, "; ") + 2 : "");
-			}
-
-			head->next_check = t + CHECK_EVERY;
-			if (lost || t > head->deadline) {
-				if (lost)
-					snprintf(error, sizeof(error),
-						 "shmemcomm: %s cannot complete: %s", head->what, what);
-				else
-					snprintf(error, sizeof(error),
-						 "shmemcomm: %s timed out after %g s (the process group's timeout): %s",
-						 head->what, head->timeout, what);
-				break_engine(error);
-				progressed = 1;
-			}
-		}
-		pthread_mutex_unlock(&engine.library);
-		end_finished(finished);
-		finished = NULL;
-		if (progressed) {
+		if (turn_and_complete())
 			idle_since = 0;
+		else
+			back_off(&idle_since);
+	}
+}
+
+void sct_engine_drive(int (*done)(void *ctx), void *ctx)
+{
+	double idle_since = 0;
+
+	/* done inline, as small operations mostly are: leave the engine's thread asleep */
+	if (done(ctx))
+		return;
+	pthread_mutex_lock(&engine.lock);
+	if (!engine.running || engine.stopping) {
+		pthread_mutex_unlock(&engine.lock);
+		return;
+	}
+	engine.drivers++;
+	pthread_mutex_unlock(&engine.lock);
+	while (!done(ctx)) {
+		if (pthread_mutex_trylock(&engine.library)) {
+			/* the engine's thread is inside a turn: it sees engine.drivers after it */
+			sched_yield();
 			continue;
 		}
-		if (!idle_since)
-			idle_since = now();
-		else if (now() - idle_since < engine.spin)
-			continue;
-		else if (now() - idle_since < engine.spin + YIELD_FOR)
-			sched_yield();
+		if (turn_and_complete())
+			idle_since = 0;
 		else
-			nanosleep(&(struct timespec){ 0, SLEEP_NS }, NULL);
+			back_off(&idle_since);
 	}
+	pthread_mutex_lock(&engine.lock);
+	engine.drivers--;
+	if (engine.outstanding && !engine.drivers)
+		pthread_cond_signal(&engine.wake);
+	pthread_mutex_unlock(&engine.lock);
+}
+
+void sct_engine_fit_cores(int node_pes)
+{
+	const char *set = getenv("SHMEMCOMM_TORCH_SPIN_US");
+
+	/* the node's cores, as the library's waits count them */
+	if ((!set || !*set) && node_pes > sysconf(_SC_NPROCESSORS_ONLN))
+		engine.spin = SPIN_SHARED;
 }
 
 int sct_engine_start(char *error, size_t len)
@@ -495,7 +564,7 @@ int sct_engine_start(char *error, size_t len)
 	pthread_mutex_lock(&engine.lock);
 	if (engine.running)
 		goto out;
-	engine.spin = 50e-6;
+	engine.spin = SPIN_ALONE;
 	if (spin && *spin) {
 		char *end;
 		long us = strtol(spin, &end, 10);
@@ -547,7 +616,7 @@ int sct_engine_run_inline(struct sct_op *op, double budget)
 {
 	char error[1024];
 	int r, fully_started = 1;
-	double until;
+	double until, idle_since = 0;
 
 	pthread_mutex_lock(&engine.lock);
 	if (!engine.running || engine.stopping || engine.outstanding || engine.broken[0] ||
@@ -559,9 +628,11 @@ int sct_engine_run_inline(struct sct_op *op, double budget)
 	pthread_mutex_unlock(&engine.lock);
 	reset(op);
 	until = now() + budget;
-	do
+	do {
 		r = poll_op(op, &fully_started, error, sizeof(error));
-	while (r == 0 && now() < until);
+		if (r == 0)
+			back_off(&idle_since);
+	} while (r == 0 && now() < until);
 	if (r == 0) {
 		/* the engine's thread takes it from here, as it stands */
 		pthread_mutex_lock(&engine.lock);

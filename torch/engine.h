@@ -1,6 +1,6 @@
 /*
  * The PyTorch backend's engine, in C and free of torch: one progress thread
- * per process that owns every call into libshmemcomm, and runs the
+ * per process that makes the calls into libshmemcomm, and runs the
  * operations of all process groups in the order they were submitted.
  *
  * Why one thread for all groups: the library's non-blocking collectives
@@ -8,10 +8,12 @@
  * buffers, must be started in the same order on every PE (shmemx.h). The
  * thread starts each operation when it reaches it, then polls every
  * started one with shmemx_test, so operations of several groups are under
- * way at once and Python computes meanwhile. Idle, it sleeps on a
- * condition variable; with work in flight it spins for SHMEMCOMM_TORCH_SPIN_US
- * microseconds, then yields, then sleeps in short steps (the CPU it costs is
- * in the README).
+ * way at once and Python computes meanwhile. A caller that waits on an
+ * operation takes the thread's place until it is done (sct_engine_drive),
+ * so one thread per process polls. Idle, the thread sleeps on a condition
+ * variable; with work in flight the polling thread spins for
+ * SHMEMCOMM_TORCH_SPIN_US microseconds, then yields, then sleeps in short
+ * steps (the CPU it costs is in the README).
  *
  * Errors never end the process: an operation that fails or outlives its
  * deadline completes with a message (naming the PEs it waited for), and
@@ -89,6 +91,11 @@ int sct_p2p_setup(char *error, size_t len);
 
 /* Starts the thread (once per process); 0, or -1 with @error filled. */
 int sct_engine_start(char *error, size_t len);
+/*
+ * After init: with more of the node's PEs than it has cores, the default
+ * spin is 1 us, as the library's own waits do.
+ */
+void sct_engine_fit_cores(int node_pes);
 /* Queues @op; it completes through op->done, always, on the engine's thread. */
 void sct_engine_submit(struct sct_op *op);
 /*
@@ -99,6 +106,13 @@ void sct_engine_submit(struct sct_op *op);
  * then submits it.
  */
 int sct_engine_run_inline(struct sct_op *op, double budget);
+/*
+ * For a caller about to sleep until @done(ctx): it makes the engine's turns
+ * itself until then, and the engine's thread sleeps meanwhile. A waiter
+ * then costs no thread switch at the end of its operation, and where PEs
+ * outnumber cores one thread per process polls instead of two.
+ */
+void sct_engine_drive(int (*done)(void *ctx), void *ctx);
 /*
  * Runs @call on the engine's thread after everything submitted so far, and
  * waits for it: 0, or -1 with its message (or the engine's failure) in @error.
