@@ -47,6 +47,14 @@ typedef struct {
 
 /* shmem_init with attributes; a bad attribute ends the process with a message. */
 void shmemx_init_attr(const shmemx_init_attr_t *attr);
+/*
+ * The same for a caller that reports errors itself (a Python binding): a
+ * setting, attribute or resource the library cannot have (a bad variable,
+ * RLIMIT_MEMLOCK, the module's refusal, a bootstrap that fails) returns -1,
+ * after the message, with its words in @why, and undoes what init had set
+ * up. The library then stays down in this process: a later init fails too.
+ */
+int shmemx_try_init_attr(const shmemx_init_attr_t *attr, char *why, size_t len);
 
 /*
  * A team of any PEs, in the order given (@pes are world PE numbers, each

@@ -270,8 +270,10 @@ public:
 		if (world) {
 			TORCH_CHECK(!initialized(), "shmemcomm: a second default process group in one process: shmemcomm initializes once per process (destroy_process_group ends it for good)");
 			TORCH_CHECK(sct_engine_start(error, sizeof(error)) == 0, "shmemcomm: ", error);
-			TORCH_CHECK(sct_engine_call(init_call, this, error, sizeof(error)) == 0,
-				    "shmemcomm: init failed: ", error);
+			if (sct_engine_call(init_call, this, error, sizeof(error))) {
+				sct_engine_stop();
+				TORCH_CHECK(false, "shmemcomm: init failed: ", error);
+			}
 			team_ = SHMEM_TEAM_WORLD;
 			owns_library_ = true;
 			world_timeout() = timeout_;
@@ -675,10 +677,10 @@ private:
 
 		attr.timeout_seconds = self->timeout_;
 		attr.bootstrap = &self->boot_.boot;
-		// the library ends the process with its message on a bad setting
-		shmemx_init_attr(&attr);
+		static char error[1024];
+		if (shmemx_try_init_attr(&attr, error, sizeof(error)))
+			return error;
 		sct_engine_fit_cores(shmem_team_n_pes(SHMEM_TEAM_SHARED));
-		static char error[512];
 		return sct_p2p_setup(error, sizeof(error)) ? error : nullptr;
 	}
 

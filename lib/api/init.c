@@ -79,7 +79,8 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 	return 0;
 }
 
-static void init_or_exit(const shmemx_init_attr_t *attr)
+/* 0, or -1 after a message, with whatever it had set up undone. */
+static int init(const shmemx_init_attr_t *attr)
 {
 	const shmemx_bootstrap_t *bootstrap = attr ? attr->bootstrap : NULL;
 	uint64_t heap;
@@ -88,38 +89,40 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 	struct sc_internal *mine;
 
 	sc_abort_init();
-	if (sc.initialized || sc.finalized) {
+	if (sc.initialized || sc.finalized || sc.init_failed) {
 		sc_error("shmem_init called %s on PE %d; the library initializes once per process",
-			 sc.finalized ? "after shmem_finalize" : "twice", sc.me);
-		exit(1);
+			 sc.finalized ? "after shmem_finalize" :
+			 sc.initialized ? "twice" : "after a failed init", sc.me);
+		return -1;
 	}
 	if (sc_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
 	    sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
-		exit(1);
+		goto failed;
 	if (attr && apply_attributes(attr, &heap, &kind))
-		exit(1);
+		goto failed;
 	if (bootstrap)
 		sc.launch = (struct sc_launch){ .rank = bootstrap->rank, .size = bootstrap->size,
 						.launcher = bootstrap->name ? bootstrap->name :
 							    "the caller's bootstrap" };
 	else if (sc_launch_detect(&sc.launch))
-		exit(1);
+		goto failed;
 	sc.heap_size = heap;
 	sc.debug = (int)debug;
 	sc.me = sc.launch.rank;
 	sc.npes = sc.launch.size;
 
-	if ((bootstrap ? sc_boot_open_external(&sc.boot, bootstrap, sc.timeout) :
-			 sc_boot_open(&sc.boot, &sc.launch, sc.timeout)) ||
-	    sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
-		exit(1);
-	if (sc_wait_init(sc.node.local_size))
-		exit(1);
-	if (sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node) ||
-	    sc_heap_init(&sc.heap, sc.heap_size))
-		exit(1);
+	if (bootstrap ? sc_boot_open_external(&sc.boot, bootstrap, sc.timeout) :
+			sc_boot_open(&sc.boot, &sc.launch, sc.timeout))
+		goto failed;
+	if (sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
+		goto close_boot;
+	if (sc_wait_init(sc.node.local_size) ||
+	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node))
+		goto free_node;
+	if (sc_heap_init(&sc.heap, sc.heap_size))
+		goto teardown_mem;
 	mine = sc_internal_of(sc.me);
 	sc_wait_watch(&(struct sc_wait_watch){
 		.me = sc.me, .timeout = sc.timeout, .abort = &mine->abort,
@@ -140,18 +143,49 @@ static void init_or_exit(const shmemx_init_attr_t *attr)
 		if (segment.dmabuf_fd >= 0)
 			close(segment.dmabuf_fd);
 		if (err)
-			exit(1);
+			goto destroy_heap;
 	}
 	sc_teams_init();
 	/* everyone has mapped everyone before anyone writes */
 	if (sc_boot_barrier(&sc.boot))
-		exit(1);
+		goto teardown_net;
 	sc.initialized = 1;
 	if (!sc.me)
 		sc_info("%d PEs on %d node%s started by %s, %s back end%s, %zu-byte heap per PE, rendezvous %s",
 			sc.npes, sc.node.nodes, sc.node.nodes == 1 ? "" : "s", sc.launch.launcher,
 			sc_mem_name(kind), sc.net.active ? " and RDMA" : "", sc.heap_size,
 			sc.boot.where);
+	return 0;
+
+teardown_net:
+	if (sc.net.active)
+		sc_net_teardown(&sc.net);
+destroy_heap:
+	sc_heap_destroy(&sc.heap);
+teardown_mem:
+	sc_mem_teardown(&sc.mem);
+free_node:
+	sc_node_free(&sc.node);
+close_boot:
+	sc_boot_close(&sc.boot);
+failed:
+	sc.init_failed = 1;
+	return -1;
+}
+
+static void init_or_exit(const shmemx_init_attr_t *attr)
+{
+	if (init(attr))
+		exit(1);
+}
+
+int shmemx_try_init_attr(const shmemx_init_attr_t *attr, char *why, size_t len)
+{
+	int err = init(attr);
+
+	if (err && why && len)
+		snprintf(why, len, "%s", sc_log_last_error());
+	return err;
 }
 
 void shmem_init(void)

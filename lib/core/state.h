@@ -51,6 +51,7 @@ struct sc_team {
 struct sc_state {
 	int initialized;
 	int finalized;
+	int init_failed;	/* an init returned its error: no second try */
 	int me;
 	int npes;
 	int debug;		/* SHMEMCOMM_DEBUG */

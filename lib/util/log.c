@@ -24,12 +24,25 @@ enum sc_log_level sc_log_threshold(void)
 	return SC_LOG_WARN;
 }
 
+/* The last error's words, for a caller that raises them (shmemx_try_init_attr). */
+static char last_error[1024];
+
+const char *sc_log_last_error(void)
+{
+	return last_error;
+}
+
 void sc_log(enum sc_log_level level, const char *fmt, ...)
 {
 	char line[1024];
 	int n;
 	va_list ap;
 
+	if (level == SC_LOG_ERROR) {
+		va_start(ap, fmt);
+		vsnprintf(last_error, sizeof(last_error), fmt, ap);
+		va_end(ap);
+	}
 	if (level > sc_log_threshold())
 		return;
 	n = snprintf(line, sizeof(line), "shmemcomm: %s: ", level_names[level]);

@@ -15,6 +15,9 @@ enum sc_log_level sc_log_threshold(void);
 __attribute__((format(printf, 2, 3)))
 void sc_log(enum sc_log_level level, const char *fmt, ...);
 
+/* The words of the last error logged (not its prefix), "" if none. */
+const char *sc_log_last_error(void);
+
 #define sc_error(...) sc_log(SC_LOG_ERROR, __VA_ARGS__)
 #define sc_warn(...) sc_log(SC_LOG_WARN, __VA_ARGS__)
 #define sc_info(...) sc_log(SC_LOG_INFO, __VA_ARGS__)

@@ -4,7 +4,9 @@
  * shared memory, with no launcher variables and no port. Then teams of any
  * PEs made by their members only (shmemx_team_create), refused lists named on
  * every member, and shmemx_request_describe naming the PEs a request waits
- * for, and a PE that has exited. */
+ * for, and a PE that has exited. First, shmemx_try_init_attr: an init that
+ * fails returns its words instead of ending the process, and stays failed. */
+#include <dirent.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -175,6 +177,88 @@ static void pe_main(int me, struct board *world_board, struct board *team_boards
 	_exit(0);
 }
 
+static int failing_allgather(void *ctx, const void *mine, size_t len, void *all)
+{
+	(void)ctx, (void)mine, (void)len, (void)all;
+	return -1;
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	CHECK(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* In a child of its own: an init that fails leaves the process going. */
+static void try_init_fails(void)
+{
+	shmemx_bootstrap_t broken = { 0, 2, "a failing store", NULL, failing_allgather };
+	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 5, .bootstrap = &broken };
+	struct capture c;
+	char why[512] = "";
+	const char *said;
+	int err;
+
+	setenv("SHMEM_SYMMETRIC_SIZE", "12q", 1);
+	capture_start(&c);
+	err = shmemx_try_init_attr(&attr, why, sizeof(why));
+	said = capture_end(&c);
+	CHECK(err == -1);
+	CHECK_CONTAINS(why, "SHMEM_SYMMETRIC_SIZE");
+	CHECK_CONTAINS(said, why);
+	/* once failed, the library stays down in this process */
+	unsetenv("SHMEM_SYMMETRIC_SIZE");
+	capture_start(&c);
+	err = shmemx_try_init_attr(&attr, why, sizeof(why));
+	capture_end(&c);
+	CHECK(err == -1);
+	CHECK_CONTAINS(why, "after a failed init");
+	_exit(0);
+}
+
+/* The same past the settings: the bootstrap fails, and what init had opened is closed. */
+static void try_init_fails_in_bootstrap(void)
+{
+	shmemx_bootstrap_t broken = { 0, 2, "a failing store", NULL, failing_allgather };
+	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 5, .bootstrap = &broken };
+	struct capture c;
+	char why[512] = "";
+	int err;
+
+	int fds = open_fds();
+
+	capture_start(&c);
+	err = shmemx_try_init_attr(&attr, why, sizeof(why));
+	capture_end(&c);
+	CHECK(err == -1);
+	CHECK_CONTAINS(why, "a failing store");
+	CHECK(open_fds() == fds);
+	_exit(0);
+}
+
+static int child_ok(void (*fn)(void), const char *what)
+{
+	pid_t pid = fork();
+	int status;
+
+	CHECK(pid >= 0);
+	if (!pid) {
+		alarm(30);
+		fn();
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 1;
+	fprintf(stderr, "%s: ended with status %#x\n", what, status);
+	return 0;
+}
+
 int main(void)
 {
 	/* the world's board, three teams' boards, and one whose counter says PE 0 is done */
@@ -183,6 +267,9 @@ int main(void)
 	pid_t pids[PES];
 	int failed = 0;
 
+	if (!child_ok(try_init_fails, "a bad setting") ||
+	    !child_ok(try_init_fails_in_bootstrap, "a failing bootstrap"))
+		return 1;
 	CHECK(boards != MAP_FAILED);
 	memset(boards, 0, 5 * sizeof(struct board));
 	for (int i = 0; i < PES; i++) {

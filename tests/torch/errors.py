@@ -8,6 +8,8 @@
                        naming both tags
     errors.py kill     rank 1 dies (SIGKILL) before an all_reduce: the others
                        raise at once (long before the timeout), naming it
+    errors.py badinit  a bad library setting: init_process_group raises with the
+                       library's words, and the process goes on
 """
 import datetime
 import faulthandler
@@ -99,8 +101,25 @@ def kill(me, n):
         print(f"kill: raised after {took:.1f} s: {msg}")
 
 
+def badinit():
+    os.environ["SHMEM_SYMMETRIC_SIZE"] = "12q"
+    try:
+        dist.init_process_group("shmemcomm", timeout=datetime.timedelta(seconds=30))
+    except RuntimeError as e:
+        if "shmemcomm: init failed" not in str(e) or "SHMEM_SYMMETRIC_SIZE=12q" not in str(e):
+            fail(f"init raised without the library's words: {e}")
+    else:
+        fail("init with SHMEM_SYMMETRIC_SIZE=12q did not raise")
+    if torch.ones(3).sum().item() != 3 or dist.is_initialized():
+        fail("the process did not go on after the failed init")
+    if os.environ["RANK"] == "0":
+        print("errors badinit: init raised with the library's words, the process went on")
+
+
 def main():
     mode = sys.argv[1]
+    if mode == "badinit":
+        return badinit()
     timeout = TIMEOUT if mode == "skip" else 60
     dist.init_process_group("shmemcomm", timeout=datetime.timedelta(seconds=timeout))
     me, n = dist.get_rank(), dist.get_world_size()
