@@ -445,6 +445,10 @@ static int engine_turn(struct sct_op **finished)
 		}
 
 		head->next_check = t + CHECK_EVERY;
+		/* a PE that did its part and then left: the head may be done now */
+		if (lost && head->kind != SCT_CALL &&
+		    poll_op(head, &fully_started, error, sizeof(error)) > 0)
+			return 1;
 		if (lost || t > head->deadline) {
 			if (lost)
 				snprintf(error, sizeof(error),
@@ -542,7 +546,8 @@ void sct_engine_drive(int (*done)(void *ctx), void *ctx)
 	}
 	pthread_mutex_lock(&engine.lock);
 	engine.drivers--;
-	if (engine.outstanding && !engine.drivers)
+	/* the thread takes over what is left, or stops; idle, it sleeps on */
+	if ((engine.outstanding || engine.stopping) && !engine.drivers)
 		pthread_cond_signal(&engine.wake);
 	pthread_mutex_unlock(&engine.lock);
 }

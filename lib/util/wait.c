@@ -86,6 +86,7 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 	w->yields = 0;
 	w->start = 0;
 	w->next_check = 0;
+	w->lost = -1;
 }
 
 static void check_peers(struct sc_wait *w, double t)
@@ -96,9 +97,15 @@ static void check_peers(struct sc_wait *w, double t)
 	for (int i = 0; i < on->local_size; i++) {
 		int pe = on->local_pes[i];
 
-		if (pe != me && !pid_alive(on->pids[pe]))
-			sc_fatal(1, "PE %d: PE %d (pid %d) exited while PE %d waited in %s",
-				 me, pe, on->pids[pe], me, w->what);
+		/*
+		 * Not fatal yet: the PE may have done its part and left between
+		 * the caller's poll and now, as a PE that leaves right after a
+		 * barrier does. The next step is fatal if the poll fails again.
+		 */
+		if (pe != me && !pid_alive(on->pids[pe])) {
+			w->lost = pe;
+			return;
+		}
 	}
 	if (t - w->start > on->timeout) {
 		if (w->missing) {
@@ -121,6 +128,10 @@ static void check_peers(struct sc_wait *w, double t)
 void sc_wait_step(struct sc_wait *w)
 {
 	double t;
+
+	if (w->lost >= 0)
+		sc_fatal(1, "PE %d: PE %d (pid %d) exited while PE %d waited in %s", watched.me,
+			 w->lost, watched.pids[w->lost], watched.me, w->what);
 
 	if (!w->yields) {
 		if (!w->steps++) {

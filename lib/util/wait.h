@@ -48,6 +48,7 @@ struct sc_wait {
 	unsigned long yields;	/* steps after the spin */
 	double start;
 	double next_check;
+	int lost;		/* a node PE found exited, or -1: fatal if the next poll fails too */
 };
 
 /* Reads SHMEMCOMM_SPIN_US for a node running @local_pes PEs: 0, or -1 after a message. */
