@@ -31,6 +31,7 @@ static struct {
 	/* the thread's own: taken, in order, not yet done */
 	struct sct_op *head, *tail;
 	double spin;
+	int spin_set;		/* by SHMEMCOMM_TORCH_SPIN_US, which then wins */
 	char broken[1024];	/* written once, by the thread, under @lock */
 } engine = { .lock = PTHREAD_MUTEX_INITIALIZER, .library = PTHREAD_MUTEX_INITIALIZER,
 	     .completing = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
@@ -464,24 +465,6 @@ static int engine_turn(struct sct_op **finished)
 	return progressed;
 }
 
-/*
- * Holding engine.library: one turn, then its completions outside the
- * library lock (a completion may submit the next operation) but inside
- * engine.completing, taken first, so that completions of later turns, on
- * any thread, come after.
- */
-static int turn_and_complete(void)
-{
-	struct sct_op *finished = NULL;
-	int progressed = engine_turn(&finished);
-
-	pthread_mutex_lock(&engine.completing);
-	pthread_mutex_unlock(&engine.library);
-	end_finished(finished);
-	pthread_mutex_unlock(&engine.completing);
-	return progressed;
-}
-
 /* The pause of a thread whose turn moved nothing since @idle_since (0: till now). */
 static void back_off(double *idle_since)
 {
@@ -493,6 +476,27 @@ static void back_off(double *idle_since)
 		sched_yield();
 	else
 		nanosleep(&(struct timespec){ 0, SLEEP_NS }, NULL);
+}
+
+/*
+ * Holding engine.library: one turn, then its completions outside the
+ * library lock (a completion may submit the next operation) but inside
+ * engine.completing, taken first, so that completions of later turns, on
+ * any thread, come after; then the pause, if the turn moved nothing.
+ */
+static void turn_and_complete(double *idle_since)
+{
+	struct sct_op *finished = NULL;
+	int progressed = engine_turn(&finished);
+
+	pthread_mutex_lock(&engine.completing);
+	pthread_mutex_unlock(&engine.library);
+	end_finished(finished);
+	pthread_mutex_unlock(&engine.completing);
+	if (progressed)
+		*idle_since = 0;
+	else
+		back_off(idle_since);
 }
 
 static void *engine_main(void *unused)
@@ -512,10 +516,7 @@ static void *engine_main(void *unused)
 		pthread_mutex_unlock(&engine.lock);
 
 		pthread_mutex_lock(&engine.library);
-		if (turn_and_complete())
-			idle_since = 0;
-		else
-			back_off(&idle_since);
+		turn_and_complete(&idle_since);
 	}
 }
 
@@ -539,10 +540,7 @@ void sct_engine_drive(int (*done)(void *ctx), void *ctx)
 			sched_yield();
 			continue;
 		}
-		if (turn_and_complete())
-			idle_since = 0;
-		else
-			back_off(&idle_since);
+		turn_and_complete(&idle_since);
 	}
 	pthread_mutex_lock(&engine.lock);
 	engine.drivers--;
@@ -554,10 +552,8 @@ void sct_engine_drive(int (*done)(void *ctx), void *ctx)
 
 void sct_engine_fit_cores(int node_pes)
 {
-	const char *set = getenv("SHMEMCOMM_TORCH_SPIN_US");
-
 	/* the node's cores, as the library's waits count them */
-	if ((!set || !*set) && node_pes > sysconf(_SC_NPROCESSORS_ONLN))
+	if (!engine.spin_set && node_pes > sysconf(_SC_NPROCESSORS_ONLN))
 		engine.spin = SPIN_SHARED;
 }
 
@@ -570,7 +566,8 @@ int sct_engine_start(char *error, size_t len)
 	if (engine.running)
 		goto out;
 	engine.spin = SPIN_ALONE;
-	if (spin && *spin) {
+	engine.spin_set = spin && *spin;
+	if (engine.spin_set) {
 		char *end;
 		long us = strtol(spin, &end, 10);
 

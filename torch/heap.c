@@ -24,6 +24,14 @@ static int bit(const uint64_t *map, int i)
 	return (int)(map[i / 64] >> (i % 64) & 1);
 }
 
+static void set_bit(uint64_t *map, int i, int on)
+{
+	if (on)
+		map[i / 64] |= 1ull << (i % 64);
+	else
+		map[i / 64] &= ~(1ull << (i % 64));
+}
+
 void sct_heap_propose(uint64_t agreement[SCT_HEAP_AGREEMENT_WORDS], size_t bytes)
 {
 	pthread_mutex_lock(&heap.lock);
@@ -53,8 +61,8 @@ int sct_heap_commit(const uint64_t agreed[SCT_HEAP_AGREEMENT_WORDS], size_t byte
 		/* collective, and in block order on every PE */
 		shmem_free(heap.ptr[i]);
 		pthread_mutex_lock(&heap.lock);
-		heap.used[i / 64] &= ~(1ull << (i % 64));
-		heap.released[i / 64] &= ~(1ull << (i % 64));
+		set_bit(heap.used, i, 0);
+		set_bit(heap.released, i, 0);
 		heap.ptr[i] = NULL;
 		heap.bytes[i] = 0;
 		pthread_mutex_unlock(&heap.lock);
@@ -85,7 +93,7 @@ int sct_heap_commit(const uint64_t agreed[SCT_HEAP_AGREEMENT_WORDS], size_t byte
 	pthread_mutex_lock(&heap.lock);
 	heap.ptr[index] = p;
 	heap.bytes[index] = bytes;
-	heap.used[index / 64] |= 1ull << (index % 64);
+	set_bit(heap.used, index, 1);
 	pthread_mutex_unlock(&heap.lock);
 	*ptr = p;
 	return index;
@@ -96,7 +104,7 @@ void sct_heap_release(int index)
 	if (index < 0 || index >= SCT_HEAP_BLOCKS)
 		return;
 	pthread_mutex_lock(&heap.lock);
-	heap.released[index / 64] |= 1ull << (index % 64);
+	set_bit(heap.released, index, 1);
 	pthread_mutex_unlock(&heap.lock);
 }
 

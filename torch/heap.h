@@ -44,7 +44,7 @@ void sct_heap_release(int index);
 int sct_heap_contains(const void *p, size_t len);
 /* The blocks this PE has not released, and their bytes. */
 void sct_heap_usage(unsigned *blocks, size_t *bytes);
-/* The live blocks' pointers, [SCT_HEAP_BLOCKS], NULL where there is none (under no lock: at finalize). */
+/* Block @index and its bytes, if it is live (allocated, not released here); else NULL. */
 void *sct_heap_block(int index, size_t *bytes);
 
 #ifdef __cplusplus

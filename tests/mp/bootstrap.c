@@ -195,29 +195,34 @@ static int open_fds(void)
 	return n;
 }
 
+/* An init whose bootstrap always fails: -1, its words in @why, and what it printed. */
+static int try_failing_init(char *why, size_t len, const char **said)
+{
+	static struct capture c;
+	shmemx_bootstrap_t broken = { 0, 2, "a failing store", NULL, failing_allgather };
+	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 5, .bootstrap = &broken };
+	int err;
+
+	why[0] = 0;
+	capture_start(&c);
+	err = shmemx_try_init_attr(&attr, why, len);
+	*said = capture_end(&c);
+	return err;
+}
+
 /* In a child of its own: an init that fails leaves the process going. */
 static void try_init_fails(void)
 {
-	shmemx_bootstrap_t broken = { 0, 2, "a failing store", NULL, failing_allgather };
-	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 5, .bootstrap = &broken };
-	struct capture c;
-	char why[512] = "";
 	const char *said;
-	int err;
+	char why[512];
 
 	setenv("SHMEM_SYMMETRIC_SIZE", "12q", 1);
-	capture_start(&c);
-	err = shmemx_try_init_attr(&attr, why, sizeof(why));
-	said = capture_end(&c);
-	CHECK(err == -1);
+	CHECK(try_failing_init(why, sizeof(why), &said) == -1);
 	CHECK_CONTAINS(why, "SHMEM_SYMMETRIC_SIZE");
 	CHECK_CONTAINS(said, why);
 	/* once failed, the library stays down in this process */
 	unsetenv("SHMEM_SYMMETRIC_SIZE");
-	capture_start(&c);
-	err = shmemx_try_init_attr(&attr, why, sizeof(why));
-	capture_end(&c);
-	CHECK(err == -1);
+	CHECK(try_failing_init(why, sizeof(why), &said) == -1);
 	CHECK_CONTAINS(why, "after a failed init");
 	_exit(0);
 }
@@ -225,18 +230,11 @@ static void try_init_fails(void)
 /* The same past the settings: the bootstrap fails, and what init had opened is closed. */
 static void try_init_fails_in_bootstrap(void)
 {
-	shmemx_bootstrap_t broken = { 0, 2, "a failing store", NULL, failing_allgather };
-	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 5, .bootstrap = &broken };
-	struct capture c;
-	char why[512] = "";
-	int err;
-
 	int fds = open_fds();
+	const char *said;
+	char why[512];
 
-	capture_start(&c);
-	err = shmemx_try_init_attr(&attr, why, sizeof(why));
-	capture_end(&c);
-	CHECK(err == -1);
+	CHECK(try_failing_init(why, sizeof(why), &said) == -1);
 	CHECK_CONTAINS(why, "a failing store");
 	CHECK(open_fds() == fds);
 	_exit(0);
