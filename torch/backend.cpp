@@ -28,12 +28,11 @@ namespace {
 using c10d::OpType;
 using TensorList = std::vector<at::Tensor>;
 
-// Operations this small run on the caller's thread when the engine is idle,
-// for up to kInlineSeconds, so that a small all_reduce costs no thread switch;
-// larger ones go to the engine's thread at once, so that the caller computes
-// while they move (DDP's buckets overlap the backward pass).
+// Operations this small run on the caller's thread when the engine is idle
+// (for how long: sct_engine_run_inline), so that a small all_reduce costs no
+// thread switch; larger ones go to the engine's thread at once, so that the
+// caller computes while they move (DDP's buckets overlap the backward pass).
 constexpr size_t kInlineMaxBytes = 64 << 10;
-constexpr double kInlineSeconds = 50e-6;
 
 // The Store is how the ranks meet: every init_method works, no port of ours.
 struct StoreBootstrap {
@@ -920,7 +919,7 @@ public:
 		p->op.ctx = p.get();
 		sct_op *op = &p.release()->op;
 		if (op->count * shmemx_dtype_size(op->dtype) > kInlineMaxBytes ||
-		    !sct_engine_run_inline(op, kInlineSeconds))
+		    !sct_engine_run_inline(op))
 			sct_engine_submit(op);
 		return w;
 	}

@@ -93,19 +93,21 @@ int sct_p2p_setup(char *error, size_t len);
 int sct_engine_start(char *error, size_t len);
 /*
  * After init: with more of the node's PEs than it has cores, the default
- * spin is 1 us, as the library's own waits do.
+ * spin is 1 us, as the library's own waits do, and an inline operation
+ * keeps its caller for up to 1 ms instead of 50 us.
  */
 void sct_engine_fit_cores(int node_pes);
 /* Queues @op; it completes through op->done, always, on the engine's thread. */
 void sct_engine_submit(struct sct_op *op);
 /*
  * When nothing is outstanding, runs @op on the calling thread for up to
- * @budget seconds and, if it has not completed by then, hands it to the
+ * 50 us (1 ms where processes outnumber cores: sct_engine_fit_cores) and,
+ * if it has not completed by then, hands it to the
  * engine's thread as it stands: a small operation then costs no thread
  * switch. Returns 0 (and does nothing) when the engine is busy; the caller
  * then submits it.
  */
-int sct_engine_run_inline(struct sct_op *op, double budget);
+int sct_engine_run_inline(struct sct_op *op);
 /*
  * For a caller about to sleep until @done(ctx): it makes the engine's turns
  * itself until then, and the engine's thread sleeps meanwhile. A waiter
