@@ -62,6 +62,7 @@ void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
 void shmem_query_thread(int *provided);
 void shmem_finalize(void);
+/* every PE exits with @status: at once in a wait; under shmemrun, all of them */
 void shmem_global_exit(int status);
 int shmem_my_pe(void);
 int shmem_n_pes(void);
@@ -74,6 +75,7 @@ void shmem_info_get_name(char *name);
 /* Memory management: collective, with a barrier */
 void *shmem_malloc(size_t size);
 void *shmem_calloc(size_t count, size_t size);
+/* the address aligned, on every PE; @alignment a power of two up to 1 GiB */
 void *shmem_align(size_t alignment, size_t size);
 void *shmem_realloc(void *ptr, size_t size);
 void shmem_free(void *ptr);

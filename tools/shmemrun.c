@@ -10,6 +10,11 @@
  * that PE's status (128 + signal for a signal). Each PE runs in its own
  * process group, which shmemrun kills at the end, so nothing a PE started
  * is left behind; a PE also dies if shmemrun itself is killed.
+ *
+ * A PE that calls shmem_global_exit(status) says so on a pipe every PE
+ * inherits (SHMEMCOMM_LAUNCHER_FD): the PEs waiting in the library exit
+ * with that status by themselves, shmemrun stops the others after 0.1 s
+ * (TERM, then KILL), and exits with that status too.
  */
 
 #include <errno.h>
@@ -29,6 +34,7 @@
 
 #define MAX_PES 4096
 #define GRACE_SECONDS 2.0
+#define GLOBAL_EXIT_SECONDS 0.1	/* for PEs in a wait to see the stop word and exit */
 
 struct stream {
 	int fd;		/* read end, -1 at EOF */
@@ -46,6 +52,7 @@ struct pe {
 
 static struct pe *pes;
 static int npes, prefix = 1;
+static int control[2] = { -1, -1 };	/* the PEs write, shmemrun reads */
 
 static double now(void)
 {
@@ -138,6 +145,46 @@ static int exit_code(int status)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
+/*
+ * The PEs' lines on the control pipe; the first "global_exit RANK STATUS"
+ * sets *@rank and *@status. Whether one came now.
+ */
+static int read_control(int *rank, int *status)
+{
+	static char buf[4096];
+	static size_t used;
+	int came = 0;
+	ssize_t n;
+
+	while ((n = read(control[0], buf + used, sizeof(buf) - 1 - used)) > 0) {
+		char *line = buf, *end;
+
+		used += (size_t)n;
+		buf[used] = 0;
+		while ((end = strchr(line, '\n'))) {
+			int r, st;
+
+			*end = 0;
+			if (sscanf(line, "global_exit %d %d", &r, &st) == 2 && *rank < 0 &&
+			    r >= 0 && r < npes) {
+				*rank = r;
+				*status = st;
+				came = 1;
+			}
+			line = end + 1;
+		}
+		used -= (size_t)(line - buf);
+		memmove(buf, line, used);
+		if (used == sizeof(buf) - 1)
+			used = 0;	/* no line is this long: not ours */
+	}
+	if (!n) {	/* every PE has ended: poll no more */
+		close(control[0]);
+		control[0] = -1;
+	}
+	return came;
+}
+
 static pid_t start_pe(int rank, char **argv, const char *bootstrap, const char *job,
 		      const sigset_t *old_mask)
 {
@@ -162,6 +209,9 @@ static pid_t start_pe(int rank, char **argv, const char *bootstrap, const char *
 		setenv("SHMEMCOMM_SIZE", value, 1);
 		setenv("SHMEMCOMM_BOOTSTRAP", bootstrap, 1);
 		setenv("SHMEMCOMM_JOB", job, 1);
+		fcntl(control[1], F_SETFD, 0);
+		snprintf(value, sizeof(value), "%d", control[1]);
+		setenv("SHMEMCOMM_LAUNCHER_FD", value, 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "shmemrun: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -177,7 +227,8 @@ static pid_t start_pe(int rank, char **argv, const char *bootstrap, const char *
 int main(int argc, char **argv)
 {
 	int first_failure = -1, failure_status = 0, running, interrupts = 0, sfd, port;
-	double kill_at = 0;
+	int exit_rank = -1, exit_status = 0;	/* of shmem_global_exit */
+	double kill_at = 0, term_at = 0;
 	char bootstrap[64], job[64];
 	sigset_t mask, old_mask;
 	struct pollfd *pfds;
@@ -229,8 +280,9 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, &old_mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	pes = calloc((size_t)npes, sizeof(*pes));
-	pfds = calloc((size_t)npes * 2 + 1, sizeof(*pfds));
-	if (sfd < 0 || !pes || !pfds) {
+	pfds = calloc((size_t)npes * 2 + 2, sizeof(*pfds));
+	if (sfd < 0 || !pes || !pfds || pipe2(control, O_CLOEXEC) ||
+	    fcntl(control[0], F_SETFL, O_NONBLOCK)) {
 		fprintf(stderr, "shmemrun: cannot set up: %s\n", strerror(errno));
 		return 1;
 	}
@@ -243,12 +295,14 @@ int main(int argc, char **argv)
 		}
 		pes[r].running = 1;
 	}
+	close(control[1]);
 
 	running = npes;
 	for (;;) {
 		int n = 0, open_streams = 0, timeout = -1;
 
 		pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfds[n++] = (struct pollfd){ .fd = control[0], .events = POLLIN };
 		for (int r = 0; r < npes; r++)
 			for (int s = 0; s < 2; s++)
 				if (pes[r].streams[s].fd >= 0) {
@@ -258,21 +312,37 @@ int main(int argc, char **argv)
 				}
 		if (!running && !open_streams)
 			break;
-		if (kill_at)
-			timeout = kill_at > now() ? (int)((kill_at - now()) * 1000) + 1 : 0;
+		if (kill_at || term_at) {
+			double at = term_at ? term_at : kill_at;
+
+			timeout = at > now() ? (int)((at - now()) * 1000) + 1 : 0;
+		}
 		if (!running)
 			timeout = 1000;	/* only streams held by leftovers: do not wait on them long */
 		if (poll(pfds, (nfds_t)n, timeout) == 0) {
 			if (!running)
 				break;
+			if (term_at) {
+				signal_all(SIGTERM);
+				term_at = 0;
+				kill_at = now() + GRACE_SECONDS;
+				continue;
+			}
 			signal_all(SIGKILL);
 			kill_at = 0;
 			continue;
 		}
-		for (int r = 0, i = 1; r < npes; r++)
+		for (int r = 0, i = 2; r < npes; r++)
 			for (int s = 0; s < 2; s++)
 				if (pes[r].streams[s].fd >= 0 && pfds[i++].revents)
 					drain(r, &pes[r].streams[s]);
+		/* before the exits: the caller's own exit is no failure */
+		if (pfds[1].revents && read_control(&exit_rank, &exit_status) && !kill_at) {
+			if (exit_status)
+				fprintf(stderr, "shmemrun: PE %d called shmem_global_exit(%d); stopping the job\n",
+					exit_rank, exit_status);
+			term_at = now() + GLOBAL_EXIT_SECONDS;
+		}
 		if (!(pfds[0].revents & POLLIN))
 			continue;
 
@@ -308,8 +378,12 @@ int main(int argc, char **argv)
 				if (!exit_code(status))
 					continue;
 				/* after shmemrun's own TERM or KILL, a death by them says nothing */
-				if (!stopping || !WIFSIGNALED(status) ||
-				    (WTERMSIG(status) != SIGTERM && WTERMSIG(status) != SIGKILL))
+				int by_us = (stopping || exit_rank >= 0) && WIFSIGNALED(status) &&
+					    (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL);
+
+				if (exit_rank >= 0 && (by_us || exit_code(status) == exit_status))
+					continue;
+				if (!by_us)
 					describe(r, status);
 				if (first_failure < 0) {
 					first_failure = r;
@@ -318,7 +392,7 @@ int main(int argc, char **argv)
 				batch_failed = 1;
 			}
 		}
-		if (batch_failed && !stopping && running) {
+		if (batch_failed && !stopping && !term_at && running) {
 			fprintf(stderr, "shmemrun: stopping the other %d PE%s\n", running,
 				running > 1 ? "s" : "");
 			signal_all(SIGTERM);
@@ -329,7 +403,7 @@ int main(int argc, char **argv)
 	signal_all(SIGKILL);
 	if (first_failure >= 0)
 		return exit_code(failure_status);
-	return 0;
+	return exit_rank >= 0 ? exit_status & 0xff : 0;
 
 bad_usage:
 	usage(stderr);

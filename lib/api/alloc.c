@@ -61,7 +61,10 @@ static void *allocate(const char *function, size_t size, size_t align, int zero)
 	sc_require_init(function);
 	sc.allocations++;
 	check_symmetric(function, size, align);
-	if (size) {
+	if (align > SC_MEM_ALIGN) {
+		sc_error("PE %d: %s: alignment %zu is above the largest the heap offers, %zu (1 GiB)",
+			 sc.me, function, align, SC_MEM_ALIGN);
+	} else if (size) {
 		err = sc_heap_alloc(&sc.heap, size, align, &offset);
 		if (err == -ENOMEM)
 			sc_error("PE %d: %s(%zu) failed: the symmetric heap has %zu bytes free (largest block %zu) of %zu; raise SHMEM_SYMMETRIC_SIZE",

@@ -27,10 +27,16 @@
 #define DEFAULT_HEAP (128ull << 20)
 #define DEFAULT_TIMEOUT 300.0
 
+/*
+ * Every PE exits with @status: those of the node in a wait see the stop
+ * word, those across nodes the NIC's last words, and shmemrun stops those
+ * busy outside the library.
+ */
 void shmem_global_exit(int status)
 {
 	sc_require_init("shmem_global_exit");
 	sc_stop_all(status, 0);
+	sc_launch_tell_exit(&sc.launch, status);
 	fflush(NULL);
 	_exit(status);
 }
@@ -105,7 +111,8 @@ static int init(const shmemx_init_attr_t *attr)
 	if (bootstrap)
 		sc.launch = (struct sc_launch){ .rank = bootstrap->rank, .size = bootstrap->size,
 						.launcher = bootstrap->name ? bootstrap->name :
-							    "the caller's bootstrap" };
+							    "the caller's bootstrap",
+						.control_fd = -1 };
 	else if (sc_launch_detect(&sc.launch))
 		goto failed;
 	sc.heap_size = heap;
@@ -119,7 +126,8 @@ static int init(const shmemx_init_attr_t *attr)
 	if (sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		goto close_boot;
 	if (sc_wait_init(sc.node.local_size) ||
-	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, &sc.boot, &sc.node))
+	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, SC_INTERNAL_SIZE,
+			 &sc.boot, &sc.node))
 		goto free_node;
 	if (sc_heap_init(&sc.heap, sc.heap_size))
 		goto teardown_mem;

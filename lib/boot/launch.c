@@ -1,6 +1,8 @@
 #include "boot/launch.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,14 +157,48 @@ static int detect_srun(struct sc_launch *l)
 	return 0;
 }
 
+/* SHMEMCOMM_LAUNCHER_FD: kept from the program's own children; a bad one is ignored, with a warning. */
+static int control_pipe(void)
+{
+	const char *text = sc_env_string("SHMEMCOMM_LAUNCHER_FD");
+	char *end;
+	long fd;
+
+	if (!text)
+		return -1;
+	fd = strtol(text, &end, 10);
+	if (*end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC)) {
+		sc_log(SC_LOG_WARN, "SHMEMCOMM_LAUNCHER_FD=%s is not an open file descriptor: shmem_global_exit cannot tell shmemrun the job's status",
+		       text);
+		return -1;
+	}
+	return (int)fd;
+}
+
+void sc_launch_tell_exit(const struct sc_launch *l, int status)
+{
+	char line[64];
+	int n;
+
+	if (l->control_fd < 0)
+		return;
+	/* one write of less than PIPE_BUF: whole, whatever other PEs write */
+	n = snprintf(line, sizeof(line), "global_exit %d %d\n", l->rank, status);
+	if (write(l->control_fd, line, (size_t)n) != n)
+		sc_log(SC_LOG_WARN, "PE %d: cannot tell shmemrun of shmem_global_exit(%d): %s",
+		       l->rank, status, strerror(errno));
+}
+
 int sc_launch_detect(struct sc_launch *l)
 {
 	const char *bootstrap = sc_env_string("SHMEMCOMM_BOOTSTRAP");
 	int err;
 
 	memset(l, 0, sizeof(*l));
+	l->control_fd = -1;
 	if (sc_env_string("SHMEMCOMM_RANK")) {
 		l->launcher = "shmemrun";
+		l->control_fd = control_pipe();
 		err = read_rank_size(l, "SHMEMCOMM_RANK", "SHMEMCOMM_SIZE");
 		if (!err && !bootstrap) {
 			sc_error("SHMEMCOMM_RANK is set but SHMEMCOMM_BOOTSTRAP is not: start the job with shmemrun, or set both");

@@ -7,7 +7,8 @@
  *   srun      SLURM_PROCID, SLURM_NTASKS, SLURM_STEP_NODELIST, SLURM_JOB_ID
  *   none      a single PE
  * SHMEMCOMM_BOOTSTRAP=host:port, when set, names rank 0's rendezvous for any
- * launcher.
+ * launcher. shmemrun also passes SHMEMCOMM_LAUNCHER_FD, a pipe on which
+ * shmem_global_exit tells it the job's status (sc_launch_tell_exit).
  */
 #ifndef SHMEMCOMM_BOOT_LAUNCH_H
 #define SHMEMCOMM_BOOT_LAUNCH_H
@@ -21,10 +22,18 @@ struct sc_launch {
 	char host[256];		/* where rank 0 listens */
 	int port;
 	char job[64];		/* tells concurrent jobs on one host apart */
+	int control_fd;		/* shmemrun's pipe, or -1 */
 };
 
 /* 0, or -EINVAL after logging which variable is wrong and why. */
 int sc_launch_detect(struct sc_launch *launch);
+
+/*
+ * shmem_global_exit(@status): tells the launcher, when it gave a pipe, so
+ * that it stops the PEs that are not in a library call and exits with
+ * @status.
+ */
+void sc_launch_tell_exit(const struct sc_launch *launch, int status);
 
 /*
  * The port a job without an explicit rendezvous uses on one host: derived

@@ -161,7 +161,7 @@ static int memfd_globals(struct sc_globals *g, struct sc_boot *boot, const struc
 	if (!err)
 		err = sc_memfd_exchange(fd, boot, node, fds);
 	if (!err)
-		err = sc_memfd_map_node(fds, g->size, boot, node, 1, g->base, "globals");
+		err = sc_memfd_map_node(fds, g->size, 0, boot, node, 1, g->base, "globals");
 	/* fds[] holds this PE's own fd too */
 	for (int i = 0; i < node->local_size; i++)
 		if (fds[i] >= 0 && fds[i] != fd)

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,40 @@ int sc_kmod_share_on_node(struct sc_kmod *dev, struct sc_kmod_region *regions, v
 	return err;
 }
 
-int sc_memfd_map_node(const int *fds, size_t size, struct sc_boot *boot,
+/*
+ * @fd's first @size bytes, mapped so that @aligned_at bytes in is a
+ * multiple of SC_MEM_ALIGN: an address-space reservation of SC_MEM_ALIGN
+ * more, the mapping fixed inside it, the rest given back.
+ */
+static void *map_aligned(int fd, size_t size, int prot, size_t aligned_at)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), span = size + SC_MEM_ALIGN;
+	char *reserved, *at, *end;
+	uintptr_t heap;
+	void *addr;
+
+	reserved = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (reserved == MAP_FAILED)
+		return MAP_FAILED;
+	heap = ((uintptr_t)reserved + aligned_at + SC_MEM_ALIGN - 1) & ~(uintptr_t)(SC_MEM_ALIGN - 1);
+	at = (char *)(heap - aligned_at);
+	addr = mmap(at, size, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (addr == MAP_FAILED) {
+		int err = errno;
+
+		munmap(reserved, span);
+		errno = err;
+		return MAP_FAILED;
+	}
+	end = at + (size + page - 1) / page * page;
+	if (at > reserved)
+		munmap(reserved, (size_t)(at - reserved));
+	if (end < reserved + span)
+		munmap(end, (size_t)(reserved + span - end));
+	return addr;
+}
+
+int sc_memfd_map_node(const int *fds, size_t size, size_t aligned_at, struct sc_boot *boot,
 		      const struct sc_node *node, int skip_me, void **base, const char *what)
 {
 	for (int i = 0; i < node->local_size; i++) {
@@ -99,7 +133,9 @@ int sc_memfd_map_node(const int *fds, size_t size, struct sc_boot *boot,
 
 		if (skip_me && pe == boot->rank)
 			continue;
-		addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+		addr = pe == boot->rank && aligned_at ?
+		       map_aligned(fds[i], size, PROT_READ | PROT_WRITE, aligned_at) :
+		       mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
 		if (addr == MAP_FAILED) {
 			int err = -errno;
 
@@ -128,8 +164,17 @@ static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_
 	err = sc_kmod_open(&mem->dev);
 	if (!err)
 		err = sc_kmod_create(&mem->dev, mem->size, SHMEMCOMM_NUMA_ANY, mine);
-	if (!err)
-		err = sc_kmod_map(mine, 1);
+	if (!err) {
+		void *addr = map_aligned(mine->fd, mine->size, PROT_READ | PROT_WRITE,
+					 mem->aligned_at);
+
+		if (addr == MAP_FAILED) {
+			err = -errno;
+		} else {
+			mine->addr = addr;
+			mine->mapped = mine->size;
+		}
+	}
 	if (!err)
 		err = sc_kmod_export(mine, SHMEMCOMM_EXPORT_SCOPE_OWNER);
 	if (!err)
@@ -157,7 +202,8 @@ static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc
 	}
 	err = sc_memfd_exchange(fd, boot, node, fds);
 	if (!err)
-		err = sc_memfd_map_node(fds, mem->size, boot, node, 0, mem->base, "heap");
+		err = sc_memfd_map_node(fds, mem->size, mem->aligned_at, boot, node, 0, mem->base,
+					"heap");
 	for (int i = 0; i < node->local_size; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -235,7 +281,7 @@ struct sc_regcache *sc_mem_imports_of(struct sc_mem *mem, int pe)
 	return c;
 }
 
-int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
+int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t aligned_at,
 		 struct sc_boot *boot, const struct sc_node *node)
 {
 	long globals;
@@ -247,6 +293,7 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
 	mem->globals_off = !globals;
 	mem->kind = kind;
 	mem->size = size;
+	mem->aligned_at = aligned_at;
 	mem->npes = boot->size;
 	mem->dev.fd = -1;
 	mem->base = calloc((size_t)boot->size, sizeof(void *));

@@ -21,9 +21,18 @@
 
 enum sc_mem_kind { SC_MEM_KMOD, SC_MEM_MEMFD };
 
+/*
+ * This PE's own segment is mapped so that the point @aligned_at bytes into
+ * it (where the symmetric heap starts) is a multiple of SC_MEM_ALIGN: an
+ * offset the heap aligns is then an aligned address on every PE, for
+ * shmem_align. Only the address space of the slack is reserved, for a moment.
+ */
+#define SC_MEM_ALIGN ((size_t)1 << 30)
+
 struct sc_mem {
 	enum sc_mem_kind kind;
 	size_t size;		/* of every PE's segment */
+	size_t aligned_at;	/* SC_MEM_ALIGN */
 	int npes;
 	void **base;		/* [npes]: each PE's segment here; NULL off this node */
 	struct sc_kmod dev;	/* kmod */
@@ -57,7 +66,8 @@ const char *sc_mem_name(enum sc_mem_kind kind);
 int sc_transport_parse(const char *text, enum sc_mem_kind *kind, int *rdma);
 /* From SHMEMCOMM_TRANSPORT: 0, or -EINVAL after a message. */
 int sc_transport_pick(enum sc_mem_kind *kind, int *rdma);
-int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size,
+/* @size of each segment; @aligned_at: see SC_MEM_ALIGN. */
+int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t aligned_at,
 		 struct sc_boot *boot, const struct sc_node *node);
 void sc_mem_teardown(struct sc_mem *mem);
 /* PE @pe's import cache, made on first use; NULL (logged) if it cannot be. */
@@ -75,8 +85,11 @@ int sc_mem_dmabuf(const struct sc_mem *mem, int me);
 int sc_kmod_share_on_node(struct sc_kmod *dev, struct sc_kmod_region *regions, void **base,
 			  int err, struct sc_boot *boot, const struct sc_node *node,
 			  const char *what);
-/* memfd: maps each fds[local index] into @base[pe] (with @skip_me, not this PE's). */
-int sc_memfd_map_node(const int *fds, size_t size, struct sc_boot *boot,
+/*
+ * memfd: maps each fds[local index] into @base[pe] (with @skip_me, not this
+ * PE's; this PE's aligned as SC_MEM_ALIGN says, unless @aligned_at is 0).
+ */
+int sc_memfd_map_node(const int *fds, size_t size, size_t aligned_at, struct sc_boot *boot,
 		      const struct sc_node *node, int skip_me, void **base, const char *what);
 
 /* memfd.c: gives every PE of the node the others' fds; fds[local index]. */

@@ -17,6 +17,32 @@ static void check_cmp(int cmp, const char *function)
 			 sc.me, function, cmp);
 }
 
+/*
+ * test_any and wait_until_any start where they left off: after the index
+ * they last returned, for the same array, on this thread. With a NULL
+ * status, a loop over test_any (the standard's own example) expects to
+ * see every satisfied element in turn; a scan from 0 would return the
+ * first one for ever.
+ */
+static _Thread_local struct {
+	const void *ivars;
+	size_t next;
+} any_cursor;
+
+static size_t any_start(const void *ivars, size_t nelems)
+{
+	return any_cursor.ivars == ivars && any_cursor.next < nelems ? any_cursor.next : 0;
+}
+
+static size_t any_returned(const void *ivars, size_t index)
+{
+	if (index != SIZE_MAX) {
+		any_cursor.ivars = ivars;
+		any_cursor.next = index + 1;
+	}
+	return index;
+}
+
 #define SATISFIES(cmp, a, b)                                                          \
 	((cmp) == SHMEM_CMP_EQ ? (a) == (b) : (cmp) == SHMEM_CMP_NE ? (a) != (b) :     \
 	 (cmp) == SHMEM_CMP_GT ? (a) > (b) : (cmp) == SHMEM_CMP_GE ? (a) >= (b) :      \
@@ -31,15 +57,16 @@ static void check_cmp(int cmp, const char *function)
 	}                                                                                   \
 	/*                                                                                  \
 	 * How many of the elements not excluded by @status satisfy; the first @limit of   \
-	 * their indices go to @indices (when not NULL), how many were looked at to @active. \
+	 * their indices, looking from @from round to it, go to @indices (when not NULL),  \
+	 * how many were looked at to @active.                                              \
 	 */                                                                                 \
 	static size_t NAME##_scan(TYPE *ivars, size_t nelems, const int *status, int cmp,   \
 				  TYPE value, const TYPE *values, size_t *indices,          \
-				  size_t limit, size_t *active)                             \
+				  size_t limit, size_t from, size_t *active)                \
 	{                                                                                   \
 		size_t hits = 0;                                                            \
 		*active = 0;                                                                \
-		for (size_t i = 0; i < nelems; i++) {                                       \
+		for (size_t k = 0, i = from; k < nelems; k++, i = i + 1 < nelems ? i + 1 : 0) { \
 			if (status && status[i])                                            \
 				continue;                                                   \
 			(*active)++;                                                        \
@@ -64,11 +91,13 @@ static void check_cmp(int cmp, const char *function)
 		for (;;) {                                                                  \
 			hits = NAME##_scan(ivars, nelems, status, cmp, value, values,       \
 					   mode == 'n' ? &first : indices,                  \
-					   mode == 'n' ? 1 : nelems, &active);              \
+					   mode == 'n' ? 1 : nelems,                        \
+					   mode == 'n' ? any_start(ivars, nelems) : 0, &active); \
 			if (!active)                                                        \
 				return mode == 'n' ? SIZE_MAX : 0;                          \
 			if (mode == 'a' ? hits == active : hits > 0)                        \
-				return mode == 'n' ? first : mode == 's' ? hits : 0;        \
+				return mode == 'n' ? any_returned(ivars, first) :           \
+				       mode == 's' ? hits : 0;                              \
 			sc_wait_step(&wait);                                                \
 		}                                                                           \
 	}                                                                                   \
@@ -128,7 +157,7 @@ static void check_cmp(int cmp, const char *function)
 		size_t active;                                                              \
 		sc_require_init("shmem_" #NAME "_test_all");                                \
 		check_cmp(cmp, "shmem_" #NAME "_test_all");                                 \
-		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0,    \
+		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, \
 				   &active) == active;                                      \
 	}                                                                                   \
 	size_t shmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,       \
@@ -138,7 +167,8 @@ static void check_cmp(int cmp, const char *function)
 		sc_require_init("shmem_" #NAME "_test_any");                                \
 		check_cmp(cmp, "shmem_" #NAME "_test_any");                                 \
 		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, &first, 1,  \
-				   &active) ? first : SIZE_MAX;                             \
+				   any_start(ivars, nelems), &active) ?                     \
+			       any_returned(ivars, first) : SIZE_MAX;                       \
 	}                                                                                   \
 	size_t shmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,        \
 					const int *status, int cmp, TYPE cmp_value)         \
@@ -147,7 +177,7 @@ static void check_cmp(int cmp, const char *function)
 		sc_require_init("shmem_" #NAME "_test_some");                               \
 		check_cmp(cmp, "shmem_" #NAME "_test_some");                                \
 		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, indices,    \
-				   nelems, &active);                                        \
+				   nelems, 0, &active);                                     \
 	}
 SHMEMCOMM_P2P_TYPES(DEFINE_P2P)
 

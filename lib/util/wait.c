@@ -49,13 +49,17 @@ static void check_abort(void)
 	if (pe) {
 		int status = atomic_load(&stop->status);
 
-		if (atomic_load(&stop->fatal))
+		if (atomic_load(&stop->fatal)) {
 			fprintf(stderr, "shmemcomm: error: PE %d: PE %d stopped the job on an error (its message says which); exiting\n",
 				watched.me, pe - 1);
-		else
-			fprintf(stderr, "shmemcomm: error: PE %d: PE %d called shmem_global_exit(%d); exiting\n",
+			_exit(status ? status : 1);
+		}
+		/* shmem_global_exit: the status the caller gave, and for 0 no word */
+		if (status)
+			fprintf(stderr, "shmemcomm: PE %d: PE %d called shmem_global_exit(%d); exiting with that status\n",
 				watched.me, pe - 1, status);
-		_exit(status ? status : 1);
+		fflush(NULL);
+		_exit(status);
 	}
 }
 

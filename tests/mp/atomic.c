@@ -1,6 +1,7 @@
 /* Atomics from every PE at once on one word: fetch_inc hands out every value
  * exactly once, and inc/add add up; every operation's own result, float and
- * double forms; wait_until and test in all forms; put with signal, with set
+ * double forms; wait_until and test in all forms (the "any" forms fair: each
+ * satisfied index in turn); put with signal, with set
  * and add. An argument sets the rounds of contention (500; even, so that the
  * xors undo themselves): fewer where every atomic is a message across
  * emulated machines. */
@@ -139,6 +140,24 @@ int main(int argc, char **argv)
 		MP_CHECK(shmem_uint64_test_some(flags, (size_t)npes, idx, status, SHMEM_CMP_LE,
 						1) == 0);
 		MP_CHECK(!shmem_uint64_test(&flags[0], SHMEM_CMP_LT, 1));
+
+		/*
+		 * every flag is up and the status is NULL: test_any, and then
+		 * wait_until_any, called npes times, return every index once
+		 */
+		for (int round = 0; round < 2; round++) {
+			int seen[64] = { 0 };
+
+			for (int k = 0; k < npes; k++) {
+				size_t i = round ? shmem_uint64_wait_until_any(flags, (size_t)npes, NULL,
+									       SHMEM_CMP_NE, 0) :
+						   shmem_uint64_test_any(flags, (size_t)npes, NULL,
+									 SHMEM_CMP_NE, 0);
+
+				MP_CHECK(i < (size_t)npes && !seen[i]);
+				seen[i] = 1;
+			}
+		}
 	}
 	shmem_barrier_all();
 	if (me == 0)

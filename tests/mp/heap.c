@@ -1,5 +1,6 @@
 /* The symmetric heap: every PE gets the same offsets for the same calls;
- * calloc zeroes; realloc keeps the data; align aligns; freed space is reused;
+ * calloc zeroes; realloc keeps the data; align aligns the address, up to
+ * 1 GiB, and refuses more; freed space is reused;
  * exhaustion returns NULL on every PE (and says why). */
 #include <stdint.h>
 #include <string.h>
@@ -54,6 +55,20 @@ int main(void)
 	shmem_barrier_all();
 	MP_CHECK(shmem_char_g(grown + (1 << 20) - 1, (me + 1) % npes) == 'z');
 	shmem_free(grown);
+
+	/*
+	 * align aligns the address, not only the offset into the heap: with
+	 * offset 0 taken, each block lies past the heap's start
+	 */
+	huge = shmem_malloc(8);
+	for (size_t align = 8; align <= (1 << 20); align *= 2) {
+		char *p = shmem_align(align, 64);
+
+		MP_CHECK(p && (uintptr_t)p % align == 0);
+		shmem_free(p);
+	}
+	MP_CHECK(shmem_align((size_t)1 << 31, 64) == NULL);
+	shmem_free(huge);
 
 	/* more than the heap: NULL everywhere, and the heap still works */
 	huge = shmem_malloc((size_t)1 << 40);

@@ -2,8 +2,11 @@
  *   linger signal  every PE says "ready", waits for SIGUSR1 and says so
  *   linger orphan  every PE starts a grandchild that sleeps on (argv[2] names
  *                  it), then PE 1 fails
+ *   linger exit S  PE 1 calls shmem_global_exit(S) while PE 0 waits in a
+ *                  barrier and the others sleep outside the library
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +42,14 @@ int main(int argc, char **argv)
 		if (shmem_my_pe() == 1)
 			shmem_global_exit(3);
 		pause();
+	} else if (!strcmp(mode, "exit") && argc > 2) {
+		shmem_barrier_all();
+		if (shmem_my_pe() == 1)
+			shmem_global_exit(atoi(argv[2]));
+		if (shmem_my_pe() == 0)
+			shmem_barrier_all();	/* PE 1 never comes */
+		for (;;)
+			pause();
 	}
 	return 0;
 }
