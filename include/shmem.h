@@ -57,6 +57,24 @@ extern shmem_ctx_t SHMEM_CTX_DEFAULT;
 #define SHMEM_CTX_PRIVATE (1L << 1)
 #define SHMEM_CTX_NOSTORE (1L << 2)
 
+/* shmem_malloc_with_hints */
+#define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+
+/*
+ * The active-set collectives' work arrays (deprecated in 1.5): sizes in
+ * longs, each element set to SHMEM_SYNC_VALUE before first use
+ */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_BARRIER_SYNC_SIZE 4
+#define SHMEM_SYNC_SIZE 4
+#define SHMEM_BCAST_SYNC_SIZE 4
+#define SHMEM_COLLECT_SYNC_SIZE 4
+#define SHMEM_REDUCE_SYNC_SIZE 4
+#define SHMEM_ALLTOALL_SYNC_SIZE 4
+#define SHMEM_ALLTOALLS_SYNC_SIZE 4
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+
 /* Library setup, exit and query */
 void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
@@ -69,12 +87,17 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+/* profiling control: accepted at every level, and changes nothing (no profiling interface) */
+void shmem_pcontrol(int level, ...);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 
 /* Memory management: collective, with a barrier */
 void *shmem_malloc(size_t size);
 void *shmem_calloc(size_t count, size_t size);
+/* the hints (SHMEM_MALLOC_*) change nothing: every block serves every use */
+void *shmem_malloc_with_hints(size_t size, long hints);
 /* the address aligned, on every PE; @alignment a power of two up to 1 GiB */
 void *shmem_align(size_t alignment, size_t size);
 void *shmem_realloc(void *ptr, size_t size);
@@ -233,6 +256,15 @@ void shmem_fence(void);
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
 
+/*
+ * Distributed locks: @lock is a symmetric long, 0 before its first use.
+ * FIFO (a ticket lock in PE 0's copy); test_lock returns 0 when it took
+ * the lock, 1 when another PE holds it or waits for it.
+ */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
 /* Teams */
 int shmem_team_my_pe(shmem_team_t team);
 int shmem_team_n_pes(shmem_team_t team);
@@ -281,7 +313,9 @@ SHMEMCOMM_REDUCE_ORDERED_TYPES(SHMEMCOMM_DECLARE_REDUCE_ORDERED)
 	int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,   \
 				    size_t nelems);                                      \
 	int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,   \
-				    size_t nelems);
+				    size_t nelems);                                      \
+	int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,  \
+				     ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 SHMEMCOMM_RMA_TYPES(SHMEMCOMM_DECLARE_DATA_COLLECTIVES)
 #undef SHMEMCOMM_DECLARE_DATA_COLLECTIVES
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
@@ -289,6 +323,9 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+/* alltoalls: strides dst and sst in elements (alltoallsmem: in bytes), at least 1 */
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+		       ptrdiff_t sst, size_t nelems);
 
 /* Contexts: PE numbers given with a context are numbers in its team */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);

@@ -14,7 +14,7 @@
 
 /* Sent to other PEs, so by number: a pointer means nothing in another process. */
 static const char *const alloc_functions[] = {
-	"shmem_malloc", "shmem_calloc", "shmem_align", "shmem_realloc",
+	"shmem_malloc", "shmem_calloc", "shmem_align", "shmem_realloc", "shmem_malloc_with_hints",
 };
 
 struct alloc_call {
@@ -85,6 +85,28 @@ static void *allocate(const char *function, size_t size, size_t align, int zero)
 void *shmem_malloc(size_t size)
 {
 	return allocate("shmem_malloc", size, 0, 0);
+}
+
+/*
+ * The hints say how the memory will be used; every block here serves every
+ * use alike (CPU atomics on the node, the NIC's across), so they change
+ * nothing. Bits the standard does not define are refused, as a misspelt
+ * hint would otherwise pass unseen.
+ */
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+	const long known = SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE;
+
+	if (hints & ~known) {
+		sc_require_init("shmem_malloc_with_hints");
+		sc_error("PE %d: shmem_malloc_with_hints(%zu, %#lx): hints %#lx are not SHMEM_MALLOC_ATOMICS_REMOTE (%#lx) or SHMEM_MALLOC_SIGNAL_REMOTE (%#lx)",
+			 sc.me, size, (unsigned long)hints, (unsigned long)(hints & ~known),
+			 (unsigned long)SHMEM_MALLOC_ATOMICS_REMOTE,
+			 (unsigned long)SHMEM_MALLOC_SIGNAL_REMOTE);
+		shmem_barrier_all();
+		return NULL;
+	}
+	return allocate("shmem_malloc_with_hints", size, 0, 0);
 }
 
 void *shmem_calloc(size_t count, size_t size)

@@ -265,6 +265,16 @@ int shmem_addr_accessible(const void *addr, int pe)
 }
 
 /* NULL for a PE reached through the NIC, as the standard says. */
+/*
+ * Profiling control: the standard's levels (0 off, 1 the default, 2 and up
+ * the library's own) mean nothing here, as the library has no profiling
+ * interface; the call is accepted at any level, before init too.
+ */
+void shmem_pcontrol(int level, ...)
+{
+	(void)level;
+}
+
 void *shmem_ptr(const void *dest, int pe)
 {
 	sc_require_init("shmem_ptr");

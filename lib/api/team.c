@@ -348,6 +348,16 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 	return index_of(dest, pe);
 }
 
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+	struct sc_team *t = team_of(team);
+
+	sc_require_init("shmem_team_ptr");
+	if (!t || pe < 0 || pe >= t->size)
+		return NULL;
+	return shmem_ptr(dest, sc_team_world_pe(t, pe));
+}
+
 int shmem_team_sync(shmem_team_t team)
 {
 	struct sc_team *t = team_of(team);

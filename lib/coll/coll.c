@@ -79,6 +79,43 @@ static int broadcast(shmem_team_t team, void *dest, const void *source, size_t b
 		.source = source, .count = bytes, .dtype = SC_UINT8, .root = root, .what = what });
 }
 
+/*
+ * alltoalls: @nelems elements of @elem bytes to each member, @sst elements
+ * apart in source and @dst apart in dest. Each member gets its blocks with
+ * strided gets, between two syncs of the team: none reads a source before
+ * its owner has come, or leaves while another still reads its own.
+ */
+static int alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+		     ptrdiff_t sst, size_t nelems, size_t elem, const char *what)
+{
+	static void (*const strided_get[])(void *, const void *, ptrdiff_t, ptrdiff_t, size_t,
+					    int) = { shmem_iget8, shmem_iget16, shmem_iget32,
+						     shmem_iget64, shmem_iget128 };
+	struct sc_team *t = member_team(team, what);
+	size_t all;
+
+	if (!t)
+		return -1;
+	if (dst < 1 || sst < 1) {
+		sc_error("PE %d: %s: the strides dst %td and sst %td must be at least 1", sc.me,
+			 what, dst, sst);
+		return -1;
+	}
+	all = nelems * (size_t)t->size;
+	if (all) {
+		sc_symmetric_require(source, ((all - 1) * (size_t)sst + 1) * elem, what);
+		sc_symmetric_require(dest, ((all - 1) * (size_t)dst + 1) * elem, what);
+	}
+	sc_team_sync(t, what);
+	for (int m = 0; m < t->size && nelems; m++)
+		strided_get[__builtin_ctzl(elem)]((char *)dest + (size_t)m * nelems * (size_t)dst * elem,
+						  (const char *)source + (size_t)t->my_index * nelems *
+						  (size_t)sst * elem, dst, sst, nelems,
+						  sc_team_world_pe(t, m));
+	sc_team_sync(t, what);
+	return 0;
+}
+
 /* fcollect and alltoall: @bytes a member */
 static int exchange(enum sc_coll_kind kind, shmem_team_t team, void *dest, const void *source,
 		    size_t bytes, const char *what)
@@ -158,6 +195,12 @@ SHMEMCOMM_REDUCE_ORDERED_TYPES(DEFINE_REDUCE_ORDERED)
 	{                                                                                   \
 		return exchange(SC_ALLTOALL, team, dest, source, nelems * sizeof(TYPE),     \
 				"shmem_" #NAME "_alltoall");                                \
+	}                                                                                   \
+	int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,     \
+				     ptrdiff_t dst, ptrdiff_t sst, size_t nelems)           \
+	{                                                                                   \
+		return alltoalls(team, dest, source, dst, sst, nelems, sizeof(TYPE),        \
+				 "shmem_" #NAME "_alltoalls");                              \
 	}
 SHMEMCOMM_RMA_TYPES(DEFINE_DATA_COLLECTIVES)
 
@@ -180,4 +223,10 @@ int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t 
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
 	return exchange(SC_ALLTOALL, team, dest, source, nelems, "shmem_alltoallmem");
+}
+
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+		       ptrdiff_t sst, size_t nelems)
+{
+	return alltoalls(team, dest, source, dst, sst, nelems, 1, "shmem_alltoallsmem");
 }

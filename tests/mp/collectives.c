@@ -1,7 +1,7 @@
 /* The team collectives against values computed here: reductions of every
  * kind (in place too), broadcast from a non-zero root, collect with a
- * different count per PE, fcollect and alltoall; on the world and on a team
- * of the even PEs. */
+ * different count per PE, fcollect, alltoall and alltoalls (strided; 1-, 8- and
+ * 16-byte elements); on the world and on a team of the even PEs. */
 #include <stdint.h>
 #include <string.h>
 
@@ -71,6 +71,34 @@ static void on_team(shmem_team_t team, long *src, long *dst, double *dsrc, doubl
 	for (int m = 0; m < n; m++)
 		for (int i = 0; i < 2; i++)
 			MP_CHECK(gather[m * 2 + i] == m * 100 + me * 10 + i);
+
+	/* alltoalls: the same, element k of a block sst apart in source, landing dst apart */
+	unsigned char *bytes_src = (unsigned char *)src, *bytes_dst = (unsigned char *)dst;
+	long double *wide_src = (long double *)src, *wide_dst = (long double *)dst;
+
+	for (int i = 0; i < N; i++)
+		src[i] = dst[i] = -1;
+	for (int j = 0; j < n; j++)
+		for (int k = 0; k < 2; k++)
+			src[(j * 2 + k) * 2] = me * 100 + j * 10 + k;
+	MP_CHECK(shmem_long_alltoalls(team, dst, src, 3, 2, 2) == 0);
+	for (int m = 0; m < n; m++)
+		for (int k = 0; k < 2; k++) {
+			MP_CHECK(dst[(m * 2 + k) * 3] == m * 100 + me * 10 + k);
+			MP_CHECK(dst[(m * 2 + k) * 3 + 1] == -1 && dst[(m * 2 + k) * 3 + 2] == -1);
+		}
+	for (int j = 0; j < n; j++)
+		for (int k = 0; k < 3; k++)
+			bytes_src[j * 3 + k] = (unsigned char)(me * 16 + j * 4 + k);
+	MP_CHECK(shmem_alltoallsmem(team, bytes_dst, bytes_src, 2, 1, 3) == 0);
+	for (int m = 0; m < n; m++)
+		for (int k = 0; k < 3; k++)
+			MP_CHECK(bytes_dst[(m * 3 + k) * 2] == (unsigned char)(m * 16 + me * 4 + k));
+	for (int j = 0; j < n; j++)
+		wide_src[j] = me * 100 + j + 0.25L;
+	MP_CHECK(shmem_longdouble_alltoalls(team, wide_dst, wide_src, 1, 1, 1) == 0);
+	for (int m = 0; m < n; m++)
+		MP_CHECK(wide_dst[m] == m * 100 + me + 0.25L);
 }
 
 int main(void)
@@ -100,6 +128,8 @@ int main(void)
 	}
 	/* a root outside the team is refused, on every member alike */
 	MP_CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 1, npes) != 0);
+	/* and so is a stride of 0 */
+	MP_CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, dst, src, 0, 1, 1) != 0);
 	shmem_barrier_all();
 	if (me == 0)
 		printf("collectives: %d PEs ok\n", npes);

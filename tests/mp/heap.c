@@ -1,6 +1,7 @@
 /* The symmetric heap: every PE gets the same offsets for the same calls;
  * calloc zeroes; realloc keeps the data; align aligns the address, up to
- * 1 GiB, and refuses more; freed space is reused;
+ * 1 GiB, and refuses more; malloc_with_hints allocates alike and refuses
+ * unknown hints; pcontrol is accepted; freed space is reused;
  * exhaustion returns NULL on every PE (and says why). */
 #include <stdint.h>
 #include <string.h>
@@ -69,6 +70,24 @@ int main(void)
 	}
 	MP_CHECK(shmem_align((size_t)1 << 31, 64) == NULL);
 	shmem_free(huge);
+
+	/*
+	 * malloc_with_hints: symmetric memory whatever the standard's hints say
+	 * (an atomic on a neighbour's copy); bits it does not define are refused
+	 */
+	long *hinted = shmem_malloc_with_hints(sizeof(long) * 2,
+					       SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE);
+
+	MP_CHECK(hinted && shmem_addr_accessible(hinted, (me + 1) % npes));
+	hinted[0] = 0;
+	shmem_barrier_all();
+	shmem_long_atomic_add(hinted, me + 1, (me + 1) % npes);
+	shmem_barrier_all();
+	MP_CHECK(hinted[0] == (me + npes - 1) % npes + 1);
+	shmem_free(hinted);
+	MP_CHECK(shmem_malloc_with_hints(64, 1L << 5) == NULL);
+	shmem_pcontrol(0);
+	shmem_pcontrol(2, "level 2 takes arguments of the library's own choosing");
 
 	/* more than the heap: NULL everywhere, and the heap still works */
 	huge = shmem_malloc((size_t)1 << 40);

@@ -1,5 +1,5 @@
 /* Teams: WORLD and SHARED; split_strided and split_2d with their numbering
- * and translation; team syncs; contexts on a team take team PE numbers;
+ * and translation; team_ptr; team syncs; contexts on a team take team PE numbers;
  * hundreds of split/destroy rounds reuse slots; bad splits fail on every PE
  * without hanging. */
 #include <stdint.h>
@@ -25,6 +25,10 @@ int main(void)
 	MP_CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, shmem_team_my_pe(SHMEM_TEAM_SHARED),
 					 SHMEM_TEAM_WORLD) == me);
 	MP_CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1);
+	for (int pe = 0; pe < npes; pe++)
+		MP_CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, box, pe) == shmem_ptr(box, pe));
+	MP_CHECK(shmem_team_ptr(SHMEM_TEAM_INVALID, box, 0) == NULL);
+	MP_CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, box, -1) == NULL);
 
 	/* the even PEs */
 	MP_CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, &config,
@@ -36,6 +40,10 @@ int main(void)
 		MP_CHECK(shmem_team_n_pes(evens) == (npes + 1) / 2);
 		MP_CHECK(shmem_team_translate_pe(evens, 1 % shmem_team_n_pes(evens),
 						 SHMEM_TEAM_WORLD) == 2 * (1 % shmem_team_n_pes(evens)));
+		/* team_ptr takes team numbers: member i of the evens is PE 2i */
+		for (int i = 0; i < shmem_team_n_pes(evens); i++)
+			MP_CHECK(shmem_team_ptr(evens, box, i) == shmem_ptr(box, 2 * i));
+		MP_CHECK(shmem_team_ptr(evens, box, shmem_team_n_pes(evens)) == NULL);
 		MP_CHECK(shmem_team_get_config(evens, SHMEM_TEAM_NUM_CONTEXTS, &got) == 0);
 		MP_CHECK(got.num_contexts == 2);
 		for (int i = 0; i < 50; i++)
