@@ -1,18 +1,23 @@
 /*
  * Distributed locks (shmem_set_lock, shmem_test_lock, shmem_clear_lock): a
- * ticket lock in the lock's word on PE 0. The word's high half is the next
- * ticket to hand out, its low half the ticket being served. A PE takes a
- * ticket with one fetch-and-add and waits until it is served, so PEs enter
- * in the order they asked and none starves. The waiter polls the word (a
- * load on the node, an atomic fetch through the NIC) under sc_wait: spin,
- * then sleep, the job's timeout, and a stop when a PE of the node dies.
+ * ticket lock in the lock's word on PE 0. The word holds three fields: the
+ * next ticket to hand out (its top 24 bits), the ticket being served (the
+ * next 24) and the holder, PE + 1 (the low 16; 0 while free). A PE takes a
+ * ticket with one fetch-and-add on the top field, whose carry leaves the
+ * word, and waits until it is served, so PEs enter in the order they asked
+ * and none starves. The waiter polls the word (a load on the node, an
+ * atomic fetch through the NIC) under sc_wait: spin, then sleep, the job's
+ * timeout (whose message names the holder), and a stop when a PE of the
+ * node dies.
  *
- * Only the holder changes the low half: a release is a compare-and-swap of
- * the word, retried when a ticket was taken meanwhile, so neither half
- * carries into the other when it wraps.
+ * Only the holder, or the PE whose ticket is served, changes the low
+ * fields: by compare-and-swap of the whole word, retried when a ticket was
+ * taken meanwhile. 2^24 tickets wrap round, so that many PEs and threads
+ * may wait at once.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/peer.h"
 #include "core/state.h"
@@ -20,16 +25,34 @@
 #include "util/wait.h"
 
 #define LOCK_HOME 0
-#define TICKET ((uint64_t)1 << 32)
+#define NEXT_SHIFT 40
+#define SERVING_SHIFT 16
+#define TICKET_MASK 0xffffffu
+#define HOLDER_MASK 0xffffu
+
+_Static_assert(SC_MAX_PES < HOLDER_MASK, "a holder fits its field");
 
 static uint32_t next_ticket(uint64_t word)
 {
-	return (uint32_t)(word >> 32);
+	return (uint32_t)(word >> NEXT_SHIFT) & TICKET_MASK;
 }
 
 static uint32_t serving(uint64_t word)
 {
-	return (uint32_t)word;
+	return (uint32_t)(word >> SERVING_SHIFT) & TICKET_MASK;
+}
+
+/* PE + 1, or 0 */
+static int holder(uint64_t word)
+{
+	return (int)(word & HOLDER_MASK);
+}
+
+/* @word with @ticket served, by @pe (-1: nobody) */
+static uint64_t with_low(uint64_t word, uint32_t ticket, int pe)
+{
+	return (word & ~(((uint64_t)1 << NEXT_SHIFT) - 1)) |
+	       (uint64_t)(ticket & TICKET_MASK) << SERVING_SHIFT | (uint64_t)(pe + 1);
 }
 
 /* The lock's word on PE 0, after checking that it can be one. */
@@ -50,36 +73,62 @@ struct lock_wait {
 	uint32_t ticket;
 };
 
-/* For the timeout message: where the queue stands. */
+/* For the timeout message: who holds the lock, and where the queue stands. */
 static void lock_state(void *ctx, char *out, unsigned long len, const char **did)
 {
+	static char said[200];	/* the message is the last thing the PE says */
 	struct lock_wait *w = ctx;
 	uint64_t now = shmem_uint64_atomic_fetch(w->word, LOCK_HOME);
 
-	snprintf(out, len, "the holder of the lock at %p (serving ticket %u; this PE holds %u, %u taken in all)",
+	snprintf(out, len, "%d", holder(now) ? holder(now) - 1 : LOCK_HOME);
+	snprintf(said, sizeof(said), "%s the lock at %p (ticket %u served, this PE's %u, %u handed out)",
+		 holder(now) ? "holds and has not released" : "(the home PE) has served nobody for",
 		 (void *)w->word, serving(now), w->ticket, next_ticket(now));
-	*did = "never released it";
+	*did = said;
+}
+
+/* Takes the lock whose ticket @ticket is served in @now: the holder field says who. */
+static int take(uint64_t *word, uint64_t now, uint32_t ticket)
+{
+	for (;;) {
+		uint64_t was = shmem_uint64_atomic_compare_swap(word, now,
+							       with_low(now, ticket, sc.me),
+							       LOCK_HOME);
+
+		if (was == now)
+			return 1;
+		if (serving(was) != ticket || holder(was))
+			return 0;
+		now = was;
+	}
 }
 
 void shmem_set_lock(long *lock)
 {
 	struct lock_wait w = { lock_word(lock, "shmem_set_lock"), 0 };
 	struct sc_wait wait;
+	uint64_t now;
 
-	w.ticket = next_ticket(shmem_uint64_atomic_fetch_add(w.word, TICKET, LOCK_HOME));
+	w.ticket = next_ticket(shmem_uint64_atomic_fetch_add(w.word, (uint64_t)1 << NEXT_SHIFT,
+							     LOCK_HOME));
 	sc_wait_begin(&wait, "shmem_set_lock", -1, lock_state, &w);
-	while (serving(shmem_uint64_atomic_fetch(w.word, LOCK_HOME)) != w.ticket)
+	while (serving(now = shmem_uint64_atomic_fetch(w.word, LOCK_HOME)) != w.ticket)
 		sc_wait_step(&wait);
+	/* served: nobody else changes the low fields until this PE releases */
+	take(w.word, now, w.ticket);
 }
 
 int shmem_test_lock(long *lock)
 {
 	uint64_t *word = lock_word(lock, "shmem_test_lock");
 	uint64_t now = shmem_uint64_atomic_fetch(word, LOCK_HOME);
+	uint64_t mine;
 
 	if (next_ticket(now) != serving(now))
 		return 1;	/* held, or promised to a waiter */
-	return shmem_uint64_atomic_compare_swap(word, now, now + TICKET, LOCK_HOME) != now;
+	/* a ticket and the lock in one step, or nothing */
+	mine = with_low(now + ((uint64_t)1 << NEXT_SHIFT), serving(now), sc.me);
+	return shmem_uint64_atomic_compare_swap(word, now, mine, LOCK_HOME) != now;
 }
 
 void shmem_clear_lock(long *lock)
@@ -91,12 +140,15 @@ void shmem_clear_lock(long *lock)
 	shmem_quiet();
 	now = shmem_uint64_atomic_fetch(word, LOCK_HOME);
 	for (;;) {
-		if (next_ticket(now) == serving(now))
-			sc_fatal(1, "PE %d: shmem_clear_lock: the lock at %p is not held (ticket %u served, none waiting)",
-				 sc.me, (void *)lock, serving(now));
-		was = shmem_uint64_atomic_compare_swap(word, now,
-						       (now & ~(TICKET - 1)) |
-						       (uint32_t)(serving(now) + 1), LOCK_HOME);
+		if (holder(now) != sc.me + 1) {
+			if (holder(now))
+				sc_fatal(1, "PE %d: shmem_clear_lock: the lock at %p is held by PE %d, not this PE",
+					 sc.me, (void *)lock, holder(now) - 1);
+			sc_fatal(1, "PE %d: shmem_clear_lock: the lock at %p is not held", sc.me,
+				 (void *)lock);
+		}
+		was = shmem_uint64_atomic_compare_swap(word, now, with_low(now, serving(now) + 1, -1),
+						       LOCK_HOME);
 		if (was == now)
 			return;
 		now = was;

@@ -16,6 +16,7 @@
  */
 #include <dlfcn.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mp.h"
 
@@ -45,7 +46,22 @@ int main(int argc, char **argv)
 		shmem_free(remote);
 	} else if (!strcmp(what, "bad-stride"))
 		shmem_long_iput(remote, &local, 0, 1, 2, 0);
-	else if (!strcmp(what, "asymmetric"))
+	else if (!strcmp(what, "lock-held")) {
+		/* PE 0 takes the lock and never gives it back; PE 1 waits in vain */
+		static long lock;
+
+		if (shmem_my_pe() == 0)
+			shmem_set_lock(&lock);
+		shmem_barrier_all();
+		if (shmem_my_pe() == 1)
+			shmem_set_lock(&lock);
+		else
+			sleep(30);
+	} else if (!strcmp(what, "lock-not-held")) {
+		static long lock;
+
+		shmem_clear_lock(&lock);
+	} else if (!strcmp(what, "asymmetric"))
 		shmem_malloc(64 + 64 * (size_t)shmem_my_pe());
 	else if (!strcmp(what, "after-final")) {
 		shmem_finalize();
