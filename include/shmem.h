@@ -39,6 +39,16 @@ extern "C" {
 #define SHMEM_THREAD_SERIALIZED 2
 #define SHMEM_THREAD_MULTIPLE 3
 
+/*
+ * What 1.5 deprecates but still contains works, and says so when used
+ * (SHMEMCOMM_NO_DEPRECATION_WARNINGS silences it).
+ */
+#if defined(SHMEMCOMM_NO_DEPRECATION_WARNINGS)
+#define SHMEMCOMM_DEPRECATED
+#else
+#define SHMEMCOMM_DEPRECATED __attribute__((deprecated))
+#endif
+
 /* Teams and contexts: opaque handles */
 typedef struct shmemcomm_team *shmem_team_t;
 typedef struct shmemcomm_ctx *shmem_ctx_t;
@@ -206,32 +216,56 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_AMO_BITWISE)
  * standard AMO table */
 #define SHMEMCOMM_P2P_TYPES(X) SHMEMCOMM_AMO_STANDARD_TYPES(X)
 
-#define SHMEMCOMM_DECLARE_P2P(NAME, TYPE)                                                   \
-	void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);                \
-	void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems, const int *status,   \
-					   int cmp, TYPE cmp_value);                        \
-	size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems, const int *status, \
-					     int cmp, TYPE cmp_value);                      \
-	size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems, size_t *indices,  \
-					      const int *status, int cmp, TYPE cmp_value);  \
-	void shmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,               \
+/* and, deprecated in 1.5 but still in it, short and unsigned short */
+#define SHMEMCOMM_P2P_DEPRECATED_TYPES(X) X(short, short) X(ushort, unsigned short)
+
+#define SHMEMCOMM_DECLARE_P2P(NAME, TYPE, ATTR)                                             \
+	ATTR void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);           \
+	ATTR void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,                 \
+						const int *status, int cmp, TYPE cmp_value); \
+	ATTR size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,               \
 						  const int *status, int cmp,               \
-						  TYPE *cmp_values);                        \
-	size_t shmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,             \
-						    const int *status, int cmp,             \
-						    TYPE *cmp_values);                      \
-	size_t shmem_##NAME##_wait_until_some_vector(TYPE *ivars, size_t nelems,            \
-						     size_t *indices, const int *status,    \
-						     int cmp, TYPE *cmp_values);            \
-	int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                       \
-	int shmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status, int cmp, \
-				    TYPE cmp_value);                                        \
-	size_t shmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,       \
-				       int cmp, TYPE cmp_value);                            \
-	size_t shmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,        \
-					const int *status, int cmp, TYPE cmp_value);
-SHMEMCOMM_P2P_TYPES(SHMEMCOMM_DECLARE_P2P)
+						  TYPE cmp_value);                          \
+	ATTR size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,              \
+						   size_t *indices, const int *status,      \
+						   int cmp, TYPE cmp_value);                \
+	ATTR void shmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,          \
+						       const int *status, int cmp,          \
+						       TYPE *cmp_values);                   \
+	ATTR size_t shmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,        \
+							 const int *status, int cmp,        \
+							 TYPE *cmp_values);                 \
+	ATTR size_t shmem_##NAME##_wait_until_some_vector(TYPE *ivars, size_t nelems,       \
+							  size_t *indices,                  \
+							  const int *status, int cmp,       \
+							  TYPE *cmp_values);                \
+	ATTR int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                  \
+	ATTR int shmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,     \
+					 int cmp, TYPE cmp_value);                          \
+	ATTR size_t shmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,  \
+					    int cmp, TYPE cmp_value);                       \
+	ATTR size_t shmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,   \
+					     const int *status, int cmp, TYPE cmp_value);   \
+	ATTR int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,                 \
+						const int *status, int cmp,                 \
+						TYPE *cmp_values);                          \
+	ATTR size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,              \
+						   const int *status, int cmp,              \
+						   TYPE *cmp_values);                       \
+	ATTR size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,             \
+						    size_t *indices, const int *status,     \
+						    int cmp, TYPE *cmp_values);             \
+	/* deprecated since 1.4: waits while *ivar equals cmp_value */                     \
+	SHMEMCOMM_DEPRECATED void shmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value);
+#define SHMEMCOMM_DECLARE_P2P_CURRENT(NAME, TYPE) SHMEMCOMM_DECLARE_P2P(NAME, TYPE, )
+#define SHMEMCOMM_DECLARE_P2P_DEPRECATED(NAME, TYPE) \
+	SHMEMCOMM_DECLARE_P2P(NAME, TYPE, SHMEMCOMM_DEPRECATED)
+SHMEMCOMM_P2P_TYPES(SHMEMCOMM_DECLARE_P2P_CURRENT)
+SHMEMCOMM_P2P_DEPRECATED_TYPES(SHMEMCOMM_DECLARE_P2P_DEPRECATED)
+#undef SHMEMCOMM_DECLARE_P2P_DEPRECATED
+#undef SHMEMCOMM_DECLARE_P2P_CURRENT
 #undef SHMEMCOMM_DECLARE_P2P
+SHMEMCOMM_DEPRECATED void shmem_wait(long *ivar, long cmp_value);
 
 /* Signals: a put, then an update of a signal word that the target can wait on */
 #define SHMEMCOMM_DECLARE_PUT_SIGNAL(NAME, TYPE)                                      \

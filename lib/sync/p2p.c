@@ -178,8 +178,48 @@ static size_t any_returned(const void *ivars, size_t index)
 		check_cmp(cmp, "shmem_" #NAME "_test_some");                                \
 		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, indices,    \
 				   nelems, 0, &active);                                     \
+	}                                                                                   \
+	int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems, const int *status,   \
+					   int cmp, TYPE *cmp_values)                       \
+	{                                                                                   \
+		size_t active;                                                              \
+		sc_require_init("shmem_" #NAME "_test_all_vector");                         \
+		check_cmp(cmp, "shmem_" #NAME "_test_all_vector");                          \
+		return NAME##_scan(ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0,   \
+				   &active) == active;                                      \
+	}                                                                                   \
+	size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems, const int *status, \
+					      int cmp, TYPE *cmp_values)                    \
+	{                                                                                   \
+		size_t first, active;                                                       \
+		sc_require_init("shmem_" #NAME "_test_any_vector");                         \
+		check_cmp(cmp, "shmem_" #NAME "_test_any_vector");                          \
+		return NAME##_scan(ivars, nelems, status, cmp, 0, cmp_values, &first, 1,    \
+				   any_start(ivars, nelems), &active) ?                     \
+			       any_returned(ivars, first) : SIZE_MAX;                       \
+	}                                                                                   \
+	size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems, size_t *indices, \
+					       const int *status, int cmp,                  \
+					       TYPE *cmp_values)                            \
+	{                                                                                   \
+		size_t active;                                                              \
+		sc_require_init("shmem_" #NAME "_test_some_vector");                        \
+		check_cmp(cmp, "shmem_" #NAME "_test_some_vector");                         \
+		return NAME##_scan(ivars, nelems, status, cmp, 0, cmp_values, indices,      \
+				   nelems, 0, &active);                                     \
+	}                                                                                   \
+	void shmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value)                                \
+	{                                                                                   \
+		NAME##_wait("shmem_" #NAME "_wait", 'a', ivar, 1, NULL, NULL,                \
+			    SHMEM_CMP_NE, cmp_value, NULL);                                 \
 	}
 SHMEMCOMM_P2P_TYPES(DEFINE_P2P)
+SHMEMCOMM_P2P_DEPRECATED_TYPES(DEFINE_P2P)
+
+void shmem_wait(long *ivar, long cmp_value)
+{
+	long_wait("shmem_wait", 'a', ivar, 1, NULL, NULL, SHMEM_CMP_NE, cmp_value, NULL);
+}
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {

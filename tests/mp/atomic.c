@@ -141,6 +141,26 @@ int main(int argc, char **argv)
 						1) == 0);
 		MP_CHECK(!shmem_uint64_test(&flags[0], SHMEM_CMP_LT, 1));
 
+		/* the vector forms: a value of its own for each element */
+		uint64_t want[64];
+
+		for (int i = 0; i < npes; i++)
+			want[i] = (uint64_t)i + 1;
+		MP_CHECK(shmem_uint64_test_all_vector(flags, (size_t)npes, NULL, SHMEM_CMP_EQ, want));
+		MP_CHECK(shmem_uint64_test_some_vector(flags, (size_t)npes, idx, NULL, SHMEM_CMP_EQ,
+						       want) == (size_t)npes);
+		want[npes - 1] = 0;
+		MP_CHECK(!shmem_uint64_test_all_vector(flags, (size_t)npes, NULL, SHMEM_CMP_EQ, want));
+		MP_CHECK(shmem_uint64_test_some_vector(flags, (size_t)npes, idx, NULL, SHMEM_CMP_NE,
+						       want) == 1 && idx[0] == (size_t)npes - 1);
+		MP_CHECK(shmem_uint64_test_any_vector(flags, (size_t)npes, NULL, SHMEM_CMP_NE, want) ==
+			 (size_t)npes - 1);
+		status[0] = 0;
+		status[npes - 1] = 1;
+		MP_CHECK(shmem_uint64_test_any_vector(flags, (size_t)npes, status, SHMEM_CMP_NE,
+						      want) == SIZE_MAX);
+		status[npes - 1] = 0;
+
 		/*
 		 * every flag is up and the status is NULL: test_any, and then
 		 * wait_until_any, called npes times, return every index once
