@@ -464,75 +464,185 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
 #undef SHMEMCOMM_DECLARE_CTX_AMO_BITWISE_OP
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
-/* The C11 generic forms, over the distinct C types of the table above */
-#define SHMEMCOMM_GENERIC(dest, OP)                                \
-	_Generic(*(dest),                                          \
-		float: shmem_float_##OP,                           \
-		double: shmem_double_##OP,                         \
-		long double: shmem_longdouble_##OP,                \
-		char: shmem_char_##OP,                             \
-		signed char: shmem_schar_##OP,                     \
-		short: shmem_short_##OP,                           \
-		int: shmem_int_##OP,                               \
-		long: shmem_long_##OP,                             \
-		long long: shmem_longlong_##OP,                    \
-		unsigned char: shmem_uchar_##OP,                   \
-		unsigned short: shmem_ushort_##OP,                 \
-		unsigned int: shmem_uint_##OP,                     \
-		unsigned long: shmem_ulong_##OP,                   \
-		unsigned long long: shmem_ulonglong_##OP)
-#define shmem_put(dest, source, nelems, pe) \
-	SHMEMCOMM_GENERIC(dest, put)(dest, source, nelems, pe)
-#define shmem_get(dest, source, nelems, pe) \
-	SHMEMCOMM_GENERIC(dest, get)(dest, source, nelems, pe)
-#define shmem_put_nbi(dest, source, nelems, pe) \
-	SHMEMCOMM_GENERIC(dest, put_nbi)(dest, source, nelems, pe)
-#define shmem_get_nbi(dest, source, nelems, pe) \
-	SHMEMCOMM_GENERIC(dest, get_nbi)(dest, source, nelems, pe)
-#define shmem_iput(dest, source, dst, sst, nelems, pe) \
-	SHMEMCOMM_GENERIC(dest, iput)(dest, source, dst, sst, nelems, pe)
-#define shmem_iget(dest, source, dst, sst, nelems, pe) \
-	SHMEMCOMM_GENERIC(dest, iget)(dest, source, dst, sst, nelems, pe)
-#define shmem_p(dest, value, pe) SHMEMCOMM_GENERIC(dest, p)(dest, value, pe)
-#define shmem_g(source, pe) SHMEMCOMM_GENERIC(source, g)(source, pe)
+/*
+ * The C11 generic forms. Every one is a macro over its arguments: the
+ * element type comes from the first argument, a pointer to it, or, when
+ * the first is a shmem_ctx_t, from the second, and the ctx forms then call
+ * shmem_ctx_TYPENAME_OP. A type the table lacks fails to compile ("called
+ * object is not a function").
+ */
+#define SHMEMCOMM_ARG1(a, ...) a
+#define SHMEMCOMM_ARG2(a, b, ...) b
+/* the typed pointer among the first two arguments */
+#define SHMEMCOMM_TYPED(...)                                                  \
+	(*_Generic((SHMEMCOMM_ARG1(__VA_ARGS__, 0)),                          \
+		   shmem_ctx_t: (SHMEMCOMM_ARG2(__VA_ARGS__, 0, 0)),           \
+		   default: (SHMEMCOMM_ARG1(__VA_ARGS__, 0))))
+/* TABLE(type expression, "" or ctx_, OP): a function designator */
+#define SHMEMCOMM_WITH_CTX(TABLE, OP, ...)                                    \
+	_Generic((SHMEMCOMM_ARG1(__VA_ARGS__, 0)),                            \
+		 shmem_ctx_t: TABLE(SHMEMCOMM_TYPED(__VA_ARGS__), ctx_, OP),  \
+		 default: TABLE(SHMEMCOMM_TYPED(__VA_ARGS__), , OP))(__VA_ARGS__)
+/* the same without ctx forms: the first argument is the typed pointer */
+#define SHMEMCOMM_NO_CTX(TABLE, OP, ...) \
+	TABLE((*(SHMEMCOMM_ARG1(__VA_ARGS__, 0))), , OP)(__VA_ARGS__)
+/* collectives: the dest, after the team */
+#define SHMEMCOMM_AFTER_TEAM(TABLE, OP, ...) \
+	TABLE((*(SHMEMCOMM_ARG2(__VA_ARGS__, 0, 0))), , OP)(__VA_ARGS__)
 
-/* Generic atomics and waits, over the distinct C types of their classes */
-#define SHMEMCOMM_GENERIC_INTS(dest, OP)                         \
-	_Generic(*(dest),                                        \
-		int: shmem_int_##OP,                             \
-		long: shmem_long_##OP,                           \
-		long long: shmem_longlong_##OP,                  \
-		unsigned int: shmem_uint_##OP,                   \
-		unsigned long: shmem_ulong_##OP,                 \
-		unsigned long long: shmem_ulonglong_##OP)
-#define SHMEMCOMM_GENERIC_EXTENDED(dest, OP)                     \
-	_Generic(*(dest),                                        \
-		float: shmem_float_##OP,                         \
-		double: shmem_double_##OP,                       \
-		int: shmem_int_##OP,                             \
-		long: shmem_long_##OP,                           \
-		long long: shmem_longlong_##OP,                  \
-		unsigned int: shmem_uint_##OP,                   \
-		unsigned long: shmem_ulong_##OP,                 \
-		unsigned long long: shmem_ulonglong_##OP)
-#define shmem_atomic_fetch(source, pe) \
-	SHMEMCOMM_GENERIC_EXTENDED(source, atomic_fetch)(source, pe)
-#define shmem_atomic_set(dest, value, pe) \
-	SHMEMCOMM_GENERIC_EXTENDED(dest, atomic_set)(dest, value, pe)
-#define shmem_atomic_swap(dest, value, pe) \
-	SHMEMCOMM_GENERIC_EXTENDED(dest, atomic_swap)(dest, value, pe)
-#define shmem_atomic_compare_swap(dest, cond, value, pe) \
-	SHMEMCOMM_GENERIC_INTS(dest, atomic_compare_swap)(dest, cond, value, pe)
-#define shmem_atomic_fetch_inc(dest, pe) \
-	SHMEMCOMM_GENERIC_INTS(dest, atomic_fetch_inc)(dest, pe)
-#define shmem_atomic_inc(dest, pe) SHMEMCOMM_GENERIC_INTS(dest, atomic_inc)(dest, pe)
-#define shmem_atomic_fetch_add(dest, value, pe) \
-	SHMEMCOMM_GENERIC_INTS(dest, atomic_fetch_add)(dest, value, pe)
-#define shmem_atomic_add(dest, value, pe) \
-	SHMEMCOMM_GENERIC_INTS(dest, atomic_add)(dest, value, pe)
-#define shmem_wait_until(ivar, cmp, value) \
-	SHMEMCOMM_GENERIC_INTS(ivar, wait_until)(ivar, cmp, value)
-#define shmem_test(ivar, cmp, value) SHMEMCOMM_GENERIC_INTS(ivar, test)(ivar, cmp, value)
+/* RMA, and the data collectives: every distinct C type of the RMA table */
+#define SHMEMCOMM_TABLE_RMA(T, CTX, OP)                                  \
+	_Generic((T),                                                    \
+		float: shmem_##CTX##float_##OP,                          \
+		double: shmem_##CTX##double_##OP,                        \
+		long double: shmem_##CTX##longdouble_##OP,               \
+		char: shmem_##CTX##char_##OP,                            \
+		signed char: shmem_##CTX##schar_##OP,                    \
+		short: shmem_##CTX##short_##OP,                          \
+		int: shmem_##CTX##int_##OP,                              \
+		long: shmem_##CTX##long_##OP,                            \
+		long long: shmem_##CTX##longlong_##OP,                   \
+		unsigned char: shmem_##CTX##uchar_##OP,                  \
+		unsigned short: shmem_##CTX##ushort_##OP,                \
+		unsigned int: shmem_##CTX##uint_##OP,                    \
+		unsigned long: shmem_##CTX##ulong_##OP,                  \
+		unsigned long long: shmem_##CTX##ulonglong_##OP,         \
+		default: 0)
+#define shmem_put(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, put, __VA_ARGS__)
+#define shmem_get(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, get, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, get_nbi, __VA_ARGS__)
+#define shmem_iput(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, iput, __VA_ARGS__)
+#define shmem_iget(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, iget, __VA_ARGS__)
+#define shmem_p(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, p, __VA_ARGS__)
+#define shmem_g(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, g, __VA_ARGS__)
+#define shmem_put_signal(...) SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) \
+	SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_RMA, put_signal_nbi, __VA_ARGS__)
+#define shmem_broadcast(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_RMA, broadcast, __VA_ARGS__)
+#define shmem_collect(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_RMA, collect, __VA_ARGS__)
+#define shmem_fcollect(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_RMA, fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_RMA, alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_RMA, alltoalls, __VA_ARGS__)
+
+/* Atomics: the extended, standard and bitwise tables */
+#define SHMEMCOMM_TABLE_AMO_STANDARD(T, CTX, OP)                         \
+	_Generic((T),                                                    \
+		int: shmem_##CTX##int_##OP,                              \
+		long: shmem_##CTX##long_##OP,                            \
+		long long: shmem_##CTX##longlong_##OP,                   \
+		unsigned int: shmem_##CTX##uint_##OP,                    \
+		unsigned long: shmem_##CTX##ulong_##OP,                  \
+		unsigned long long: shmem_##CTX##ulonglong_##OP,         \
+		default: 0)
+#define SHMEMCOMM_TABLE_AMO_EXTENDED(T, CTX, OP)                         \
+	_Generic((T),                                                    \
+		float: shmem_##CTX##float_##OP,                          \
+		double: shmem_##CTX##double_##OP,                        \
+		default: SHMEMCOMM_TABLE_AMO_STANDARD(T, CTX, OP))
+/* the bitwise table's signed types are int32_t and int64_t only */
+#define SHMEMCOMM_TABLE_AMO_BITWISE(T, CTX, OP)                          \
+	_Generic((T),                                                    \
+		int: shmem_##CTX##int32_##OP,                            \
+		long: shmem_##CTX##int64_##OP,                           \
+		unsigned int: shmem_##CTX##uint_##OP,                    \
+		unsigned long: shmem_##CTX##ulong_##OP,                  \
+		unsigned long long: shmem_##CTX##ulonglong_##OP,         \
+		default: 0)
+#define SHMEMCOMM_AMO(TABLE, OP, ...) \
+	SHMEMCOMM_WITH_CTX(SHMEMCOMM_TABLE_AMO_##TABLE, atomic_##OP, __VA_ARGS__)
+#define shmem_atomic_fetch(...) SHMEMCOMM_AMO(EXTENDED, fetch, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) SHMEMCOMM_AMO(EXTENDED, fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_set(...) SHMEMCOMM_AMO(EXTENDED, set, __VA_ARGS__)
+#define shmem_atomic_swap(...) SHMEMCOMM_AMO(EXTENDED, swap, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) SHMEMCOMM_AMO(EXTENDED, swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...) SHMEMCOMM_AMO(STANDARD, compare_swap, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...) \
+	SHMEMCOMM_AMO(STANDARD, compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) SHMEMCOMM_AMO(STANDARD, fetch_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...) SHMEMCOMM_AMO(STANDARD, fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_inc(...) SHMEMCOMM_AMO(STANDARD, inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) SHMEMCOMM_AMO(STANDARD, fetch_add, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...) SHMEMCOMM_AMO(STANDARD, fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_add(...) SHMEMCOMM_AMO(STANDARD, add, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) SHMEMCOMM_AMO(BITWISE, fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) SHMEMCOMM_AMO(BITWISE, fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_and(...) SHMEMCOMM_AMO(BITWISE, and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) SHMEMCOMM_AMO(BITWISE, fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) SHMEMCOMM_AMO(BITWISE, fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEMCOMM_AMO(BITWISE, or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) SHMEMCOMM_AMO(BITWISE, fetch_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) SHMEMCOMM_AMO(BITWISE, fetch_xor_nbi, __VA_ARGS__)
+#define shmem_atomic_xor(...) SHMEMCOMM_AMO(BITWISE, xor, __VA_ARGS__)
+
+/* Waits and tests: the point-to-point table, short ones (deprecated) too */
+#define SHMEMCOMM_TABLE_P2P(T, CTX, OP)                                  \
+	_Generic((T),                                                    \
+		short: shmem_short_##OP,                                 \
+		unsigned short: shmem_ushort_##OP,                       \
+		default: SHMEMCOMM_TABLE_AMO_STANDARD(T, CTX, OP))
+#define shmem_wait_until(...) SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until, __VA_ARGS__)
+#define shmem_wait_until_all(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until_all, __VA_ARGS__)
+#define shmem_wait_until_any(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until_any, __VA_ARGS__)
+#define shmem_wait_until_some(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until_some, __VA_ARGS__)
+#define shmem_wait_until_all_vector(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until_all_vector, __VA_ARGS__)
+#define shmem_wait_until_any_vector(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until_any_vector, __VA_ARGS__)
+#define shmem_wait_until_some_vector(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until_some_vector, __VA_ARGS__)
+#define shmem_test(...) SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test, __VA_ARGS__)
+#define shmem_test_all(...) SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test_all, __VA_ARGS__)
+#define shmem_test_any(...) SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test_any, __VA_ARGS__)
+#define shmem_test_some(...) SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test_some, __VA_ARGS__)
+#define shmem_test_all_vector(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test_all_vector, __VA_ARGS__)
+#define shmem_test_any_vector(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test_any_vector, __VA_ARGS__)
+#define shmem_test_some_vector(...) \
+	SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, test_some_vector, __VA_ARGS__)
+
+/* Reductions: the bitwise table for and, or, xor; the ordered one for the rest */
+#define SHMEMCOMM_TABLE_REDUCE_BITWISE(T, CTX, OP)                       \
+	_Generic((T),                                                    \
+		unsigned char: shmem_uchar_##OP##_reduce,                \
+		unsigned short: shmem_ushort_##OP##_reduce,              \
+		unsigned int: shmem_uint_##OP##_reduce,                  \
+		unsigned long: shmem_ulong_##OP##_reduce,                \
+		unsigned long long: shmem_ulonglong_##OP##_reduce,       \
+		signed char: shmem_int8_##OP##_reduce,                   \
+		short: shmem_int16_##OP##_reduce,                        \
+		int: shmem_int32_##OP##_reduce,                          \
+		long: shmem_int64_##OP##_reduce,                         \
+		default: 0)
+#define SHMEMCOMM_TABLE_REDUCE_ORDERED(T, CTX, OP)                       \
+	_Generic((T),                                                    \
+		char: shmem_char_##OP##_reduce,                          \
+		signed char: shmem_schar_##OP##_reduce,                  \
+		short: shmem_short_##OP##_reduce,                        \
+		int: shmem_int_##OP##_reduce,                            \
+		long: shmem_long_##OP##_reduce,                          \
+		long long: shmem_longlong_##OP##_reduce,                 \
+		float: shmem_float_##OP##_reduce,                        \
+		double: shmem_double_##OP##_reduce,                      \
+		long double: shmem_longdouble_##OP##_reduce,             \
+		unsigned char: shmem_uchar_##OP##_reduce,                \
+		unsigned short: shmem_ushort_##OP##_reduce,              \
+		unsigned int: shmem_uint_##OP##_reduce,                  \
+		unsigned long: shmem_ulong_##OP##_reduce,                \
+		unsigned long long: shmem_ulonglong_##OP##_reduce,       \
+		default: 0)
+#define shmem_and_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_BITWISE, and, __VA_ARGS__)
+#define shmem_or_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_BITWISE, or, __VA_ARGS__)
+#define shmem_xor_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_BITWISE, xor, __VA_ARGS__)
+#define shmem_min_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, min, __VA_ARGS__)
+#define shmem_max_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, max, __VA_ARGS__)
+#define shmem_sum_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, sum, __VA_ARGS__)
+#define shmem_prod_reduce(...) \
+	SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, prod, __VA_ARGS__)
 #endif
 
 #ifdef __cplusplus
