@@ -84,6 +84,19 @@ extern shmem_ctx_t SHMEM_CTX_DEFAULT;
 #define SHMEM_ALLTOALL_SYNC_SIZE 4
 #define SHMEM_ALLTOALLS_SYNC_SIZE 4
 #define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+/* their deprecated names, and those of the comparisons */
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
 
 /* Library setup, exit and query */
 void shmem_init(void);
@@ -102,6 +115,22 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_pcontrol(int level, ...);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
+
+/* Deprecated in 1.5, still in it: the calls that replaced them, under the old names */
+SHMEMCOMM_DEPRECATED void start_pes(int npes);
+SHMEMCOMM_DEPRECATED int _my_pe(void);
+SHMEMCOMM_DEPRECATED int _num_pes(void);
+SHMEMCOMM_DEPRECATED void *shmalloc(size_t size);
+SHMEMCOMM_DEPRECATED void shfree(void *ptr);
+SHMEMCOMM_DEPRECATED void *shrealloc(void *ptr, size_t size);
+SHMEMCOMM_DEPRECATED void *shmemalign(size_t alignment, size_t size);
+/* caches are coherent here: these do nothing */
+SHMEMCOMM_DEPRECATED void shmem_clear_cache_inv(void);
+SHMEMCOMM_DEPRECATED void shmem_set_cache_inv(void);
+SHMEMCOMM_DEPRECATED void shmem_clear_cache_line_inv(void *dest);
+SHMEMCOMM_DEPRECATED void shmem_set_cache_line_inv(void *dest);
+SHMEMCOMM_DEPRECATED void shmem_udcflush(void);
+SHMEMCOMM_DEPRECATED void shmem_udcflush_line(void *dest);
 
 /* Memory management: collective, with a barrier */
 void *shmem_malloc(size_t size);
@@ -338,6 +367,17 @@ SHMEMCOMM_REDUCE_ORDERED_TYPES(SHMEMCOMM_DECLARE_REDUCE_ORDERED)
 #undef SHMEMCOMM_DECLARE_REDUCE_ORDERED
 #undef SHMEMCOMM_DECLARE_REDUCE_BITWISE
 #undef SHMEMCOMM_DECLARE_REDUCE
+#ifndef __cplusplus
+/* complex sums and products (optional in 1.5): the same bits on every member */
+int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest,
+			      const float _Complex *source, size_t nreduce);
+int shmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest,
+			      const double _Complex *source, size_t nreduce);
+int shmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest,
+			       const float _Complex *source, size_t nreduce);
+int shmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest,
+			       const double _Complex *source, size_t nreduce);
+#endif
 
 #define SHMEMCOMM_DECLARE_DATA_COLLECTIVES(NAME, TYPE)                                  \
 	int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source,  \
@@ -640,9 +680,16 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
 #define shmem_xor_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_BITWISE, xor, __VA_ARGS__)
 #define shmem_min_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, min, __VA_ARGS__)
 #define shmem_max_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, max, __VA_ARGS__)
-#define shmem_sum_reduce(...) SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, sum, __VA_ARGS__)
+/* sum and prod: complex too */
+#define SHMEMCOMM_TABLE_REDUCE_ARITHMETIC(T, CTX, OP)                    \
+	_Generic((T),                                                    \
+		float _Complex: shmem_complexf_##OP##_reduce,            \
+		double _Complex: shmem_complexd_##OP##_reduce,           \
+		default: SHMEMCOMM_TABLE_REDUCE_ORDERED(T, CTX, OP))
+#define shmem_sum_reduce(...) \
+	SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ARITHMETIC, sum, __VA_ARGS__)
 #define shmem_prod_reduce(...) \
-	SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ORDERED, prod, __VA_ARGS__)
+	SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ARITHMETIC, prod, __VA_ARGS__)
 #endif
 
 #ifdef __cplusplus

@@ -41,6 +41,41 @@ void shmem_global_exit(int status)
 	_exit(status);
 }
 
+/*
+ * The standard's variables, SHMEM_ or, where that is unset, the deprecated
+ * SMA_ name: which one to read.
+ */
+static const char *standard_variable(const char *shmem_name, const char *sma_name)
+{
+	return !getenv(shmem_name) && getenv(sma_name) ? sma_name : shmem_name;
+}
+
+static int standard_flag(const char *shmem_name, const char *sma_name)
+{
+	const char *value = getenv(standard_variable(shmem_name, sma_name));
+
+	return value && *value && strcmp(value, "0");
+}
+
+/* SHMEM_VERSION and SHMEM_INFO: PE 0 says, once the job is up */
+static void say_what_was_asked(void)
+{
+	if (sc.me)
+		return;
+	if (standard_flag("SHMEM_VERSION", "SMA_VERSION"))
+		printf("OpenSHMEM %d.%d, %s\n", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+		       SHMEM_VENDOR_STRING);
+	if (standard_flag("SHMEM_INFO", "SMA_INFO"))
+		printf("OpenSHMEM's environment variables here (the library's own, SHMEMCOMM_*, are in shmemcomm(7)):\n"
+		       "  SHMEM_SYMMETRIC_SIZE  the symmetric heap of each PE, in bytes (k, m, g suffixes); now %zu\n"
+		       "  SHMEM_VERSION         set, not 0: PE 0 prints the library's version at start-up\n"
+		       "  SHMEM_INFO            set, not 0: PE 0 prints this text at start-up\n"
+		       "  SHMEM_DEBUG           set, not 0: the library's debug messages, as SHMEMCOMM_LOG=debug\n"
+		       "  SMA_SYMMETRIC_SIZE, SMA_VERSION, SMA_INFO, SMA_DEBUG: their deprecated names, read where the SHMEM_ one is unset\n",
+		       sc.heap_size);
+	fflush(stdout);
+}
+
 /* NULL, or the attributes of shmemx_init_attr: set fields win over the environment */
 static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 			    enum sc_mem_kind *kind)
@@ -101,7 +136,8 @@ static int init(const shmemx_init_attr_t *attr)
 			 sc.initialized ? "twice" : "after a failed init", sc.me);
 		return -1;
 	}
-	if (sc_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
+	if (sc_env_size(standard_variable("SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE"),
+			DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
 	    sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
@@ -163,6 +199,7 @@ static int init(const shmemx_init_attr_t *attr)
 			sc.npes, sc.node.nodes, sc.node.nodes == 1 ? "" : "s", sc.launch.launcher,
 			sc_mem_name(kind), sc.net.active ? " and RDMA" : "", sc.heap_size,
 			sc.boot.where);
+	say_what_was_asked();
 	return 0;
 
 teardown_net:

@@ -8,13 +8,23 @@
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
+/* OpenSHMEM's SHMEM_DEBUG (or, unset, the deprecated SMA_DEBUG): set and not 0 */
+static int debug_asked(void)
+{
+	const char *value = getenv("SHMEM_DEBUG");
+
+	if (!value)
+		value = getenv("SMA_DEBUG");
+	return value && *value && strcmp(value, "0");
+}
+
 enum sc_log_level sc_log_threshold(void)
 {
 	const char *env = getenv("SHMEMCOMM_LOG");
 	static int warned;
 
 	if (!env || !*env)
-		return SC_LOG_WARN;
+		return debug_asked() ? SC_LOG_DEBUG : SC_LOG_WARN;
 	for (int i = 0; i < 4; i++)
 		if (!strcmp(env, level_names[i]))
 			return (enum sc_log_level)i;

@@ -9,7 +9,10 @@ enum sc_log_level {
 	SC_LOG_DEBUG = 3,
 };
 
-/* The threshold, from SHMEMCOMM_LOG (error|warn|info|debug; default warn). */
+/*
+ * The threshold, from SHMEMCOMM_LOG (error|warn|info|debug); unset, debug
+ * where OpenSHMEM's SHMEM_DEBUG (or SMA_DEBUG) is set and not 0, else warn.
+ */
 enum sc_log_level sc_log_threshold(void);
 
 __attribute__((format(printf, 2, 3)))

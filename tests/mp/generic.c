@@ -2,8 +2,8 @@
  * strided forms, p, g) over every distinct C type of the RMA table, with
  * and without a context; put with signal; every atomic over its table, with
  * and without a context, and their _nbi forms; waits and tests over the
- * point-to-point table (short, deprecated, too); the generic reductions and
- * data collectives. Each call's effect is checked, so a form that reached
+ * point-to-point table (short, deprecated, too); the generic reductions
+ * (complex sums and products too) and data collectives. Each call's effect is checked, so a form that reached
  * the wrong typed function (another width) fails. */
 #define SHMEMCOMM_NO_DEPRECATION_WARNINGS	/* short waits, deprecated, are in the table */
 #include <stdint.h>
@@ -329,6 +329,31 @@ int main(void)
 	CHECK_REDUCE_BITWISE(unsigned long);
 	CHECK_REDUCE(unsigned long long);
 	CHECK_REDUCE_BITWISE(unsigned long long);
+
+	/* complex sums and products, typed and generic: the same bits as computed here */
+	float _Complex *cf = shmem_malloc(2 * sizeof(*cf)), *cf_out = shmem_malloc(2 * sizeof(*cf));
+	double _Complex *cd = shmem_malloc(2 * sizeof(*cd)), *cd_out = shmem_malloc(2 * sizeof(*cd));
+	float _Complex f_sum = 0, f_prod = 1;
+	double _Complex d_sum = 0, d_prod = 1;
+
+	for (int pe = 0; pe < npes; pe++) {
+		f_sum += (float)(pe + 1) + (float)pe * 1.0fi;
+		f_prod *= (float)(pe + 1) + (float)pe * 1.0fi;
+		d_sum += (double)(pe + 1) - (double)pe * 1.0i;
+		d_prod *= (double)(pe + 1) - (double)pe * 1.0i;
+	}
+	cf[0] = cf[1] = (float)(me + 1) + (float)me * 1.0fi;
+	cd[0] = cd[1] = (double)(me + 1) - (double)me * 1.0i;
+	MP_CHECK(shmem_complexf_sum_reduce(SHMEM_TEAM_WORLD, cf_out, cf, 2) == 0 &&
+		 cf_out[1] == f_sum);
+	MP_CHECK(shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, cd_out, cd, 2) == 0 &&
+		 cd_out[0] == d_sum);
+	MP_CHECK(shmem_complexf_prod_reduce(SHMEM_TEAM_WORLD, cf_out, cf, 2) == 0 &&
+		 cf_out[0] == f_prod && cf_out[1] == f_prod);
+	MP_CHECK(shmem_complexd_prod_reduce(SHMEM_TEAM_WORLD, cd_out, cd, 2) == 0 &&
+		 cd_out[1] == d_prod);
+	MP_CHECK(shmem_sum_reduce(SHMEM_TEAM_WORLD, cd_out, cd, 1) == 0 && cd_out[0] == d_sum);
+	MP_CHECK(shmem_prod_reduce(SHMEM_TEAM_WORLD, cf, cf, 2) == 0 && cf[1] == f_prod);
 
 	/* the data collectives: member m's block of 2 longs, m * 10 + i */
 	long *block = shmem_malloc(sizeof(long) * 2 * (size_t)npes * 2);
