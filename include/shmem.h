@@ -401,6 +401,66 @@ int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t 
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
 		       ptrdiff_t sst, size_t nelems);
 
+/*
+ * The active-set collectives (deprecated in 1.5, still in it): only the
+ * members, PE_start + i * 2^logPE_stride for i < PE_size, call. pSync (and
+ * pWrk) must be symmetric, of the sizes above; the library leaves them as
+ * they were, so they may be reused at once.
+ */
+SHMEMCOMM_DEPRECATED void shmem_barrier(int PE_start, int logPE_stride, int PE_size,
+					long *pSync);
+SHMEMCOMM_DEPRECATED void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define SHMEMCOMM_DECLARE_ACTIVE_DATA(BITS)                                                 \
+	SHMEMCOMM_DEPRECATED void shmem_broadcast##BITS(void *dest, const void *source,     \
+							size_t nelems, int PE_root,         \
+							int PE_start, int logPE_stride,     \
+							int PE_size, long *pSync);          \
+	SHMEMCOMM_DEPRECATED void shmem_collect##BITS(void *dest, const void *source,       \
+						      size_t nelems, int PE_start,          \
+						      int logPE_stride, int PE_size,        \
+						      long *pSync);                         \
+	SHMEMCOMM_DEPRECATED void shmem_fcollect##BITS(void *dest, const void *source,      \
+						       size_t nelems, int PE_start,         \
+						       int logPE_stride, int PE_size,       \
+						       long *pSync);                        \
+	SHMEMCOMM_DEPRECATED void shmem_alltoall##BITS(void *dest, const void *source,      \
+						       size_t nelems, int PE_start,         \
+						       int logPE_stride, int PE_size,       \
+						       long *pSync);                        \
+	SHMEMCOMM_DEPRECATED void shmem_alltoalls##BITS(void *dest, const void *source,     \
+							ptrdiff_t dst, ptrdiff_t sst,       \
+							size_t nelems, int PE_start,        \
+							int logPE_stride, int PE_size,      \
+							long *pSync);
+SHMEMCOMM_DECLARE_ACTIVE_DATA(32)
+SHMEMCOMM_DECLARE_ACTIVE_DATA(64)
+#undef SHMEMCOMM_DECLARE_ACTIVE_DATA
+#define SHMEMCOMM_DECLARE_TO_ALL(NAME, TYPE, OP)                                            \
+	SHMEMCOMM_DEPRECATED void shmem_##NAME##_##OP##_to_all(                             \
+		TYPE *dest, const TYPE *source, int nreduce, int PE_start, int logPE_stride, \
+		int PE_size, TYPE *pWrk, long *pSync);
+#define SHMEMCOMM_DECLARE_TO_ALL_INTEGER(NAME, TYPE)                                        \
+	SHMEMCOMM_BITWISE_OPS(SHMEMCOMM_DECLARE_TO_ALL, NAME, TYPE)                         \
+	SHMEMCOMM_ORDERED_OPS(SHMEMCOMM_DECLARE_TO_ALL, NAME, TYPE)
+#define SHMEMCOMM_DECLARE_TO_ALL_REAL(NAME, TYPE) \
+	SHMEMCOMM_ORDERED_OPS(SHMEMCOMM_DECLARE_TO_ALL, NAME, TYPE)
+SHMEMCOMM_DECLARE_TO_ALL_INTEGER(short, short)
+SHMEMCOMM_DECLARE_TO_ALL_INTEGER(int, int)
+SHMEMCOMM_DECLARE_TO_ALL_INTEGER(long, long)
+SHMEMCOMM_DECLARE_TO_ALL_INTEGER(longlong, long long)
+SHMEMCOMM_DECLARE_TO_ALL_REAL(float, float)
+SHMEMCOMM_DECLARE_TO_ALL_REAL(double, double)
+SHMEMCOMM_DECLARE_TO_ALL_REAL(longdouble, long double)
+#ifndef __cplusplus
+SHMEMCOMM_DECLARE_TO_ALL(complexf, float _Complex, sum)
+SHMEMCOMM_DECLARE_TO_ALL(complexf, float _Complex, prod)
+SHMEMCOMM_DECLARE_TO_ALL(complexd, double _Complex, sum)
+SHMEMCOMM_DECLARE_TO_ALL(complexd, double _Complex, prod)
+#endif
+#undef SHMEMCOMM_DECLARE_TO_ALL_REAL
+#undef SHMEMCOMM_DECLARE_TO_ALL_INTEGER
+#undef SHMEMCOMM_DECLARE_TO_ALL
+
 /* Contexts: PE numbers given with a context are numbers in its team */
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);

@@ -144,47 +144,16 @@ static int reduce(shmem_team_t team, void *dest, const void *source, size_t coun
 		.source = source, .count = count, .dtype = dtype, .op = op, .what = what });
 }
 
-/*
- * The product of complex numbers, which the reduction kernels lack: every
- * member reads every member's source and multiplies, in member order, so
- * that all get the same bits. Between two syncs of the team, and dest is
- * written after the second, as it may be the source.
- */
+/* The product of complex numbers, which the kernels lack: reduced here (active.c). */
 static int complex_prod(shmem_team_t team, void *dest, const void *source, size_t nreduce,
-			int is_double, const char *what)
+			size_t elem, const char *what)
 {
 	struct sc_team *t = member_team(team, what);
-	size_t elem = is_double ? sizeof(double _Complex) : sizeof(float _Complex);
-	size_t bytes = nreduce * elem;
-	char *product, *part;
+	struct sc_local_reduce how = { SC_FP64, SC_PROD, elem, 1 };
 
 	if (!t)
 		return -1;
-	sc_symmetric_require(source, bytes, what);
-	sc_symmetric_require(dest, bytes, what);
-	product = malloc(bytes ? bytes : 1);
-	part = malloc(bytes ? bytes : 1);
-	if (!product || !part)
-		sc_fatal(1, "PE %d: %s: no memory for %zu bytes", sc.me, what, 2 * bytes);
-	sc_team_sync(t, what);
-	for (int m = 0; m < t->size && bytes; m++) {
-		int pe = sc_team_world_pe(t, m);
-
-		sc_peer_get(m ? part : product, pe, sc_symmetric_offset(source, bytes, pe, what),
-			    bytes, 1);
-		sc_peer_quiet();
-		for (size_t i = 0; m && i < nreduce; i++) {
-			if (is_double)
-				((double _Complex *)product)[i] *= ((double _Complex *)part)[i];
-			else
-				((float _Complex *)product)[i] *= ((float _Complex *)part)[i];
-		}
-	}
-	sc_team_sync(t, what);
-	memcpy(dest, product, bytes);
-	free(part);
-	free(product);
-	return 0;
+	return sc_coll_reduce_locally(t, dest, source, nreduce, &how, what);
 }
 
 int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest,
@@ -204,13 +173,13 @@ int shmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest,
 int shmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest,
 			       const float _Complex *source, size_t nreduce)
 {
-	return complex_prod(team, dest, source, nreduce, 0, "shmem_complexf_prod_reduce");
+	return complex_prod(team, dest, source, nreduce, sizeof(*dest), "shmem_complexf_prod_reduce");
 }
 
 int shmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest,
 			       const double _Complex *source, size_t nreduce)
 {
-	return complex_prod(team, dest, source, nreduce, 1, "shmem_complexd_prod_reduce");
+	return complex_prod(team, dest, source, nreduce, sizeof(*dest), "shmem_complexd_prod_reduce");
 }
 
 /* Every OpenSHMEM reduction type; char is signed on x86-64. */

@@ -147,4 +147,24 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 /* A whole collective, blocking. */
 int sc_coll_run(const struct sc_coll_args *a);
 
+/*
+ * A reduction done here rather than on the engine (active.c): the complex
+ * product, which the kernels lack, and the active-set collectives. @elem is
+ * the size of one element of @count; with @complex_prod, a complex of that
+ * size, multiplied; else @dtype and @op, by sc_reduce_reference.
+ */
+struct sc_local_reduce {
+	enum sc_dtype dtype;
+	enum sc_op op;
+	size_t elem;
+	int complex_prod;
+};
+
+/*
+ * On @team: every member's @source read in member order between two syncs,
+ * reduced here into @dest, so every member gets the same bits. 0.
+ */
+int sc_coll_reduce_locally(const struct sc_team *team, void *dest, const void *source,
+			   size_t count, const struct sc_local_reduce *how, const char *what);
+
 #endif

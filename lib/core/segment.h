@@ -83,6 +83,11 @@ struct sc_internal {
 	_Atomic uint64_t free_slots;
 	/* this PE's element count, offered to its team in shmem_collect */
 	_Atomic uint64_t collect_count;
+	/*
+	 * the active-set syncs (deprecated collectives): how many times each PE
+	 * has signalled this one, written by that PE only
+	 */
+	_Atomic uint64_t active_set_signals[SC_MAX_PES];
 	struct sc_abort abort;		/* the job's stop word (util/wait.h) */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
 	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE, and this PE's reply */

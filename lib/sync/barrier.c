@@ -54,6 +54,42 @@ void sc_team_sync(struct sc_team *team, const char *what)
 	}
 }
 
+void sc_active_set(int start, int log_stride, int size, struct sc_active_set *set,
+		   const char *what)
+{
+	sc_require_init(what);
+	if (start < 0 || size < 1 || log_stride < 0 || log_stride > 30 ||
+	    start + (int64_t)(size - 1) * ((int64_t)1 << log_stride) >= sc.npes) {
+		sc_fatal(1, "PE %d: %s: the active set (PE_start %d, logPE_stride %d, PE_size %d) does not fit the %d PEs",
+			 sc.me, what, start, log_stride, size, sc.npes);
+	}
+	*set = (struct sc_active_set){ start, 1 << log_stride, size,
+				       (sc.me - start) >> log_stride };
+	if (sc.me < start || (sc.me - start) % set->stride || set->me >= size) {
+		sc_fatal(1, "PE %d: %s: this PE is not in the active set (PE_start %d, logPE_stride %d, PE_size %d)",
+			 sc.me, what, start, log_stride, size);
+	}
+}
+
+void sc_active_set_sync(const struct sc_active_set *set, const char *what)
+{
+	static uint64_t sent_to[SC_MAX_PES], heard_from[SC_MAX_PES];
+	struct sc_internal *mine = sc_internal_of(sc.me);
+
+	for (int step = 1; step < set->size; step <<= 1) {
+		int to = sc_active_pe(set, (set->me + step) % set->size);
+		int from = sc_active_pe(set, (set->me - step + set->size) % set->size);
+		uint64_t expect = ++heard_from[from];
+		struct sc_wait wait;
+
+		sc_peer_store(to, sc_internal_offset(&mine->active_set_signals[sc.me]),
+			      ++sent_to[to]);
+		sc_wait_begin(&wait, what, from, NULL, NULL);
+		while (atomic_load(&mine->active_set_signals[from]) < expect)
+			sc_wait_step(&wait);
+	}
+}
+
 void shmem_quiet(void)
 {
 	sc_require_init("shmem_quiet");

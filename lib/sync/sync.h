@@ -8,6 +8,34 @@
 
 /* Dissemination sync over @team's members; @what names the call for messages. */
 void sc_team_sync(struct sc_team *team, const char *what);
+/*
+ * The active set of the deprecated collectives: PEs start, start + 2^log,
+ * ..., size of them, this PE's index in it.
+ */
+struct sc_active_set {
+	int start, stride, size, me;
+};
+
+/*
+ * Fills @set after checking it and this PE's place in it; fatal, naming the
+ * call, the set and what is wrong, otherwise: these calls return nothing,
+ * and the other members would wait for this PE in vain.
+ */
+void sc_active_set(int start, int log_stride, int size, struct sc_active_set *set,
+		   const char *what);
+/* World PE of member @index. */
+static inline int sc_active_pe(const struct sc_active_set *set, int index)
+{
+	return set->start + index * set->stride;
+}
+/*
+ * Dissemination sync over an active set. No team and no pSync: each PE
+ * counts the signals it sent to and heard from every other, and a round
+ * waits for the next signal of its partner, so any sets, in any order the
+ * PEs share, sync correctly.
+ */
+void sc_active_set_sync(const struct sc_active_set *set, const char *what);
+
 /* Who is behind in a sync: @team's members whose copy of @entered is below @epoch. */
 struct sc_behind {
 	const struct sc_team *team;

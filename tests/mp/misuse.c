@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#define SHMEMCOMM_NO_DEPRECATION_WARNINGS
 #include "mp.h"
 
 static long a_global;
@@ -61,6 +62,11 @@ int main(int argc, char **argv)
 		static long lock;
 
 		shmem_clear_lock(&lock);
+	} else if (!strcmp(what, "not-in-set")) {
+		/* PE 1 calls a barrier of the set {0} */
+		static long psync[SHMEM_BARRIER_SYNC_SIZE];
+
+		shmem_barrier(0, 0, 1, psync);
 	} else if (!strcmp(what, "asymmetric"))
 		shmem_malloc(64 + 64 * (size_t)shmem_my_pe());
 	else if (!strcmp(what, "after-final")) {
