@@ -306,6 +306,22 @@ SHMEMCOMM_DEPRECATED void shmem_wait(long *ivar, long cmp_value);
 					   uint64_t signal, int sig_op, int pe);
 SHMEMCOMM_RMA_TYPES(SHMEMCOMM_DECLARE_PUT_SIGNAL)
 #undef SHMEMCOMM_DECLARE_PUT_SIGNAL
+#define SHMEMCOMM_DECLARE_PUT_SIGNAL_SIZE(BITS)                                         \
+	void shmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,    \
+				      uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+				      int pe);                                          \
+	void shmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems, \
+					  uint64_t *sig_addr, uint64_t signal, int sig_op, \
+					  int pe);                                      \
+	void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *dest, const void *source, \
+					  size_t nelems, uint64_t *sig_addr,            \
+					  uint64_t signal, int sig_op, int pe);         \
+	void shmem_ctx_put##BITS##_signal_nbi(shmem_ctx_t ctx, void *dest,              \
+					      const void *source, size_t nelems,        \
+					      uint64_t *sig_addr, uint64_t signal,      \
+					      int sig_op, int pe);
+SHMEMCOMM_RMA_SIZES(SHMEMCOMM_DECLARE_PUT_SIGNAL_SIZE)
+#undef SHMEMCOMM_DECLARE_PUT_SIGNAL_SIZE
 void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
 			 uint64_t signal, int sig_op, int pe);
 void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,

@@ -188,6 +188,21 @@ SHMEMCOMM_RMA_TYPES(DEFINE_CTX_RMA)
 				  ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)      \
 	{                                                                                   \
 		shmem_iget##BITS(dest, source, dst, sst, nelems, PE("iget" #BITS));         \
+	}                                                                                   \
+	void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *dest, const void *source,  \
+					  size_t nelems, uint64_t *sig_addr,                \
+					  uint64_t signal, int sig_op, int pe)              \
+	{                                                                                   \
+		shmem_put##BITS##_signal(dest, source, nelems, sig_addr, signal, sig_op,    \
+					 PE("put" #BITS "_signal"));                        \
+	}                                                                                   \
+	void shmem_ctx_put##BITS##_signal_nbi(shmem_ctx_t ctx, void *dest,                  \
+					      const void *source, size_t nelems,            \
+					      uint64_t *sig_addr, uint64_t signal,          \
+					      int sig_op, int pe)                           \
+	{                                                                                   \
+		shmem_put##BITS##_signal_nbi(dest, source, nelems, sig_addr, signal,        \
+					     sig_op, PE("put" #BITS "_signal_nbi"));        \
 	}
 SHMEMCOMM_RMA_SIZES(DEFINE_CTX_RMA_SIZE)
 

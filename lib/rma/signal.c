@@ -64,3 +64,20 @@ void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
 			   pe, 1, "shmem_" #NAME "_put_signal_nbi");                        \
 	}
 SHMEMCOMM_RMA_TYPES(DEFINE_PUT_SIGNAL)
+
+#define DEFINE_PUT_SIGNAL_SIZE(BITS)                                                        \
+	void shmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,        \
+				      uint64_t *sig_addr, uint64_t signal, int sig_op,      \
+				      int pe)                                               \
+	{                                                                                   \
+		put_signal(dest, source, nelems * BITS / 8, sig_addr, signal, sig_op, pe,   \
+			   0, "shmem_put" #BITS "_signal");                                 \
+	}                                                                                   \
+	void shmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,    \
+					  uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+					  int pe)                                           \
+	{                                                                                   \
+		put_signal(dest, source, nelems * BITS / 8, sig_addr, signal, sig_op, pe,   \
+			   1, "shmem_put" #BITS "_signal_nbi");                             \
+	}
+SHMEMCOMM_RMA_SIZES(DEFINE_PUT_SIGNAL_SIZE)

@@ -120,6 +120,15 @@ int main(int argc, char **argv)
 			    right);
 	shmem_uint64_wait_until(sig, SHMEM_CMP_EQ, 7);
 	MP_CHECK(shmem_signal_fetch(sig) == 7);
+	/* the sized forms, with and without a context */
+	shmem_barrier_all();
+	int32_t word = me + 1000;
+
+	shmem_put32_signal(&data[me * 8 + 5], &word, 1, sig, 1, SHMEM_SIGNAL_ADD, right);
+	shmem_ctx_put64_signal_nbi(SHMEM_CTX_DEFAULT, &data[me * 8 + 6], payload, 1, sig, 1,
+				   SHMEM_SIGNAL_ADD, right);
+	shmem_uint64_wait_until(sig, SHMEM_CMP_EQ, 9);
+	MP_CHECK(*(int32_t *)&data[left * 8 + 5] == left + 1000 && data[left * 8 + 6] == left);
 
 	/* wait_until_all/any/some and test: every PE raises its flag on PE 0 */
 	shmem_barrier_all();
