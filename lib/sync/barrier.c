@@ -10,6 +10,7 @@
  * ahead into the next sync safely. ceil(log2 n) rounds, no shared hot spot.
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "core/peer.h"
 #include "core/state.h"
@@ -73,8 +74,20 @@ void sc_active_set(int start, int log_stride, int size, struct sc_active_set *se
 
 void sc_active_set_sync(const struct sc_active_set *set, const char *what)
 {
-	static uint64_t sent_to[SC_MAX_PES], heard_from[SC_MAX_PES];
+	/*
+	 * on the heap, not in the program's bss: the library's statics are part
+	 * of the symmetric globals, registered with the NIC and sized for it
+	 */
+	static uint64_t *sent_to, *heard_from;
 	struct sc_internal *mine = sc_internal_of(sc.me);
+
+	if (!sent_to) {
+		sent_to = calloc((size_t)sc.npes, sizeof(*sent_to));
+		heard_from = calloc((size_t)sc.npes, sizeof(*heard_from));
+		if (!sent_to || !heard_from)
+			sc_fatal(1, "PE %d: %s: no memory for %d counters", sc.me, what,
+				 2 * sc.npes);
+	}
 
 	for (int step = 1; step < set->size; step <<= 1) {
 		int to = sc_active_pe(set, (set->me + step) % set->size);
