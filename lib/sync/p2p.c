@@ -78,28 +78,46 @@ static size_t any_returned(const void *ivars, size_t index)
 		}                                                                           \
 		return hits;                                                                \
 	}                                                                                   \
-	/* mode: 'a'll, a'n'y or 's'ome; returns what the standard's function returns */   \
+	/*                                                                                  \
+	 * One look for @mode, 'a'll, a'n'y or 's'ome: whether a wait is over (nothing     \
+	 * left active counts), and in *@result what the standard's function returns.      \
+	 */                                                                                 \
+	static int NAME##_look(char mode, TYPE *ivars, size_t nelems, size_t *indices,      \
+			       const int *status, int cmp, TYPE value, const TYPE *values,  \
+			       size_t *result)                                              \
+	{                                                                                   \
+		size_t first, active;                                                       \
+		size_t hits = NAME##_scan(ivars, nelems, status, cmp, value, values,        \
+					  mode == 'n' ? &first : indices,                   \
+					  mode == 'n' ? 1 : nelems,                         \
+					  mode == 'n' ? any_start(ivars, nelems) : 0, &active); \
+		*result = mode == 'a' ? hits == active : mode == 's' ? hits :               \
+			  hits ? any_returned(ivars, first) : SIZE_MAX;                     \
+		return !active || (mode == 'a' ? hits == active : hits > 0);                \
+	}                                                                                   \
 	static size_t NAME##_wait(const char *function, char mode, TYPE *ivars, size_t nelems, \
 				  size_t *indices, const int *status, int cmp, TYPE value,  \
 				  const TYPE *values)                                       \
 	{                                                                                   \
-		size_t first, active, hits;                                                 \
 		struct sc_wait wait;                                                        \
+		size_t result;                                                              \
 		sc_require_init(function);                                                  \
 		check_cmp(cmp, function);                                                   \
 		sc_wait_begin(&wait, function, -1, NULL, NULL);                             \
-		for (;;) {                                                                  \
-			hits = NAME##_scan(ivars, nelems, status, cmp, value, values,       \
-					   mode == 'n' ? &first : indices,                  \
-					   mode == 'n' ? 1 : nelems,                        \
-					   mode == 'n' ? any_start(ivars, nelems) : 0, &active); \
-			if (!active)                                                        \
-				return mode == 'n' ? SIZE_MAX : 0;                          \
-			if (mode == 'a' ? hits == active : hits > 0)                        \
-				return mode == 'n' ? any_returned(ivars, first) :           \
-				       mode == 's' ? hits : 0;                              \
+		while (!NAME##_look(mode, ivars, nelems, indices, status, cmp, value, values, \
+				    &result))                                               \
 			sc_wait_step(&wait);                                                \
-		}                                                                           \
+		return result;                                                              \
+	}                                                                                   \
+	static size_t NAME##_test_for(const char *function, char mode, TYPE *ivars,         \
+				      size_t nelems, size_t *indices, const int *status,    \
+				      int cmp, TYPE value, const TYPE *values)              \
+	{                                                                                   \
+		size_t result;                                                              \
+		sc_require_init(function);                                                  \
+		check_cmp(cmp, function);                                                   \
+		NAME##_look(mode, ivars, nelems, indices, status, cmp, value, values, &result); \
+		return result;                                                              \
 	}                                                                                   \
 	void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value)                 \
 	{                                                                                   \
@@ -154,59 +172,39 @@ static size_t any_returned(const void *ivars, size_t index)
 	int shmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status, int cmp, \
 				    TYPE cmp_value)                                         \
 	{                                                                                   \
-		size_t active;                                                              \
-		sc_require_init("shmem_" #NAME "_test_all");                                \
-		check_cmp(cmp, "shmem_" #NAME "_test_all");                                 \
-		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, NULL, 0, 0, \
-				   &active) == active;                                      \
+		return (int)NAME##_test_for("shmem_" #NAME "_test_all", 'a', ivars, nelems, \
+					    NULL, status, cmp, cmp_value, NULL);            \
 	}                                                                                   \
 	size_t shmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,       \
 				       int cmp, TYPE cmp_value)                             \
 	{                                                                                   \
-		size_t first, active;                                                       \
-		sc_require_init("shmem_" #NAME "_test_any");                                \
-		check_cmp(cmp, "shmem_" #NAME "_test_any");                                 \
-		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, &first, 1,  \
-				   any_start(ivars, nelems), &active) ?                     \
-			       any_returned(ivars, first) : SIZE_MAX;                       \
+		return NAME##_test_for("shmem_" #NAME "_test_any", 'n', ivars, nelems, NULL, \
+				       status, cmp, cmp_value, NULL);                       \
 	}                                                                                   \
 	size_t shmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,        \
 					const int *status, int cmp, TYPE cmp_value)         \
 	{                                                                                   \
-		size_t active;                                                              \
-		sc_require_init("shmem_" #NAME "_test_some");                               \
-		check_cmp(cmp, "shmem_" #NAME "_test_some");                                \
-		return NAME##_scan(ivars, nelems, status, cmp, cmp_value, NULL, indices,    \
-				   nelems, 0, &active);                                     \
+		return NAME##_test_for("shmem_" #NAME "_test_some", 's', ivars, nelems,     \
+				       indices, status, cmp, cmp_value, NULL);              \
 	}                                                                                   \
 	int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems, const int *status,   \
 					   int cmp, TYPE *cmp_values)                       \
 	{                                                                                   \
-		size_t active;                                                              \
-		sc_require_init("shmem_" #NAME "_test_all_vector");                         \
-		check_cmp(cmp, "shmem_" #NAME "_test_all_vector");                          \
-		return NAME##_scan(ivars, nelems, status, cmp, 0, cmp_values, NULL, 0, 0,   \
-				   &active) == active;                                      \
+		return (int)NAME##_test_for("shmem_" #NAME "_test_all_vector", 'a', ivars,  \
+					    nelems, NULL, status, cmp, 0, cmp_values);      \
 	}                                                                                   \
 	size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems, const int *status, \
 					      int cmp, TYPE *cmp_values)                    \
 	{                                                                                   \
-		size_t first, active;                                                       \
-		sc_require_init("shmem_" #NAME "_test_any_vector");                         \
-		check_cmp(cmp, "shmem_" #NAME "_test_any_vector");                          \
-		return NAME##_scan(ivars, nelems, status, cmp, 0, cmp_values, &first, 1,    \
-				   any_start(ivars, nelems), &active) ?                     \
-			       any_returned(ivars, first) : SIZE_MAX;                       \
+		return NAME##_test_for("shmem_" #NAME "_test_any_vector", 'n', ivars,       \
+				       nelems, NULL, status, cmp, 0, cmp_values);           \
 	}                                                                                   \
 	size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems, size_t *indices, \
 					       const int *status, int cmp,                  \
 					       TYPE *cmp_values)                            \
 	{                                                                                   \
-		size_t active;                                                              \
-		sc_require_init("shmem_" #NAME "_test_some_vector");                        \
-		check_cmp(cmp, "shmem_" #NAME "_test_some_vector");                         \
-		return NAME##_scan(ivars, nelems, status, cmp, 0, cmp_values, indices,      \
-				   nelems, 0, &active);                                     \
+		return NAME##_test_for("shmem_" #NAME "_test_some_vector", 's', ivars,      \
+				       nelems, indices, status, cmp, 0, cmp_values);        \
 	}                                                                                   \
 	void shmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value)                                \
 	{                                                                                   \
