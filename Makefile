@@ -155,9 +155,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(SAN_LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -MMD -MP -o $@ $< $(SAN_LIB) -libverbs -lm
 
 # A 32-bit static program: the ioctls through compat_ioctl.
-$(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib/util/log.c
+$(GUEST_COMPAT32): tests/guest/compat32.c tests/guest/guest.c lib/mem/kmod.c lib/util/log.c \
+		lib/util/env.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -m32 -static -o $@ $^
+	$(CC) $(CPPFLAGS) $(CFLAGS) -m32 -static -o $@ $^ -lm
 
 $(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB) $(BUILD)/tests/guest/verbs.o
 	$(CC) $(CFLAGS) -o $@ $(filter-out %/verbs.o,$^) $(GUEST_LIBS_$*)

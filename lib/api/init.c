@@ -41,31 +41,15 @@ void shmem_global_exit(int status)
 	_exit(status);
 }
 
-/*
- * The standard's variables, SHMEM_ or, where that is unset, the deprecated
- * SMA_ name: which one to read.
- */
-static const char *standard_variable(const char *shmem_name, const char *sma_name)
-{
-	return !getenv(shmem_name) && getenv(sma_name) ? sma_name : shmem_name;
-}
-
-static int standard_flag(const char *shmem_name, const char *sma_name)
-{
-	const char *value = getenv(standard_variable(shmem_name, sma_name));
-
-	return value && *value && strcmp(value, "0");
-}
-
 /* SHMEM_VERSION and SHMEM_INFO: PE 0 says, once the job is up */
 static void say_what_was_asked(void)
 {
 	if (sc.me)
 		return;
-	if (standard_flag("SHMEM_VERSION", "SMA_VERSION"))
+	if (sc_env_standard_flag("SHMEM_VERSION", "SMA_VERSION"))
 		printf("OpenSHMEM %d.%d, %s\n", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
 		       SHMEM_VENDOR_STRING);
-	if (standard_flag("SHMEM_INFO", "SMA_INFO"))
+	if (sc_env_standard_flag("SHMEM_INFO", "SMA_INFO"))
 		printf("OpenSHMEM's environment variables here (the library's own, SHMEMCOMM_*, are in shmemcomm(7)):\n"
 		       "  SHMEM_SYMMETRIC_SIZE  the symmetric heap of each PE, in bytes (k, m, g suffixes); now %zu\n"
 		       "  SHMEM_VERSION         set, not 0: PE 0 prints the library's version at start-up\n"
@@ -136,7 +120,7 @@ static int init(const shmemx_init_attr_t *attr)
 			 sc.initialized ? "twice" : "after a failed init", sc.me);
 		return -1;
 	}
-	if (sc_env_size(standard_variable("SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE"),
+	if (sc_env_size(sc_env_standard("SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE"),
 			DEFAULT_HEAP, 1ull << 20, 1ull << 40, &heap) ||
 	    sc_env_seconds("SHMEMCOMM_TIMEOUT", DEFAULT_TIMEOUT, &sc.timeout) ||
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
@@ -301,7 +285,6 @@ int shmem_addr_accessible(const void *addr, int pe)
 	return shmem_pe_accessible(pe) && sc_symmetric_contains(addr, 0);
 }
 
-/* NULL for a PE reached through the NIC, as the standard says. */
 /*
  * Profiling control: the standard's levels (0 off, 1 the default, 2 and up
  * the library's own) mean nothing here, as the library has no profiling
@@ -312,6 +295,7 @@ void shmem_pcontrol(int level, ...)
 	(void)level;
 }
 
+/* NULL for a PE reached through the NIC, as the standard says. */
 void *shmem_ptr(const void *dest, int pe)
 {
 	sc_require_init("shmem_ptr");

@@ -113,3 +113,15 @@ int sc_env_seconds(const char *name, double fallback, double *out)
 	*out = v;
 	return 0;
 }
+
+const char *sc_env_standard(const char *shmem_name, const char *sma_name)
+{
+	return !getenv(shmem_name) && getenv(sma_name) ? sma_name : shmem_name;
+}
+
+int sc_env_standard_flag(const char *shmem_name, const char *sma_name)
+{
+	const char *value = getenv(sc_env_standard(shmem_name, sma_name));
+
+	return value && *value && strcmp(value, "0");
+}

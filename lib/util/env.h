@@ -31,4 +31,12 @@ int sc_env_seconds(const char *name, double fallback, double *out);
 /* The value of @name if set and not empty, else NULL. */
 const char *sc_env_string(const char *name);
 
+/*
+ * OpenSHMEM's variables: @shmem_name, or, where that is unset, its
+ * deprecated SMA_ name @sma_name. The name to read.
+ */
+const char *sc_env_standard(const char *shmem_name, const char *sma_name);
+/* Whether that variable is set, and neither empty nor 0. */
+int sc_env_standard_flag(const char *shmem_name, const char *sma_name);
+
 #endif

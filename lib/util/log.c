@@ -6,17 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/env.h"
+
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
-
-/* OpenSHMEM's SHMEM_DEBUG (or, unset, the deprecated SMA_DEBUG): set and not 0 */
-static int debug_asked(void)
-{
-	const char *value = getenv("SHMEM_DEBUG");
-
-	if (!value)
-		value = getenv("SMA_DEBUG");
-	return value && *value && strcmp(value, "0");
-}
 
 enum sc_log_level sc_log_threshold(void)
 {
@@ -24,7 +16,7 @@ enum sc_log_level sc_log_threshold(void)
 	static int warned;
 
 	if (!env || !*env)
-		return debug_asked() ? SC_LOG_DEBUG : SC_LOG_WARN;
+		return sc_env_standard_flag("SHMEM_DEBUG", "SMA_DEBUG") ? SC_LOG_DEBUG : SC_LOG_WARN;
 	for (int i = 0; i < 4; i++)
 		if (!strcmp(env, level_names[i]))
 			return (enum sc_log_level)i;
