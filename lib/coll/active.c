@@ -1,5 +1,7 @@
 /*
- * The active-set collectives, deprecated in OpenSHMEM 1.5 but still in it:
+ * Collectives done by plain reads between two syncs (coll.h: collect,
+ * alltoalls and the local reductions, for teams and active sets alike), and
+ * the active-set collectives, deprecated in OpenSHMEM 1.5 but still in it:
  * shmem_barrier, shmem_sync, broadcast, collect, fcollect, alltoall(s) in
  * 32- and 64-bit forms, and shmem_TYPE_OP_to_all. The members are PE_start,
  * PE_start + 2^logPE_stride, ..., PE_size of them; only they call. They
@@ -7,7 +9,7 @@
  * and pWrk arrays are checked to be symmetric, and left as they were). Each
  * call is one or two syncs around reads of the members' symmetric memory;
  * a reduction reads every member's source and reduces it here, in member
- * order, so that every member gets the same bits (sc_coll_reduce_locally).
+ * order, so that every member gets the same bits (sc_coll_reduce_here).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +21,22 @@
 #include "sync/sync.h"
 #include "util/log.h"
 
-struct members {
-	const struct sc_team *team;		/* or */
-	const struct sc_active_set *set;
-};
-
-static int member_pe(const struct members *g, int index)
+static int member_pe(const struct sc_coll_members *g, int index)
 {
 	return g->team ? sc_team_world_pe(g->team, index) : sc_active_pe(g->set, index);
 }
 
-static void members_sync(const struct members *g, const char *what)
+static int members_size(const struct sc_coll_members *g)
+{
+	return g->team ? g->team->size : g->set->size;
+}
+
+static int my_index(const struct sc_coll_members *g)
+{
+	return g->team ? g->team->my_index : g->set->me;
+}
+
+static void members_sync(const struct sc_coll_members *g, const char *what)
 {
 	if (g->team)
 		sc_team_sync((struct sc_team *)g->team, what);
@@ -47,10 +54,10 @@ static void multiply_complex(void *product, const void *factor, size_t count, si
 	}
 }
 
-/* Every member's @source read in member order, reduced here, then written to @dest. */
-static void reduce_locally(const struct members *g, int size, void *dest, const void *source,
-			   size_t count, const struct sc_local_reduce *how, const char *what)
+void sc_coll_reduce_here(const struct sc_coll_members *g, void *dest, const void *source,
+			 size_t count, const struct sc_local_reduce *how, const char *what)
 {
+	int size = members_size(g);
 	size_t bytes = count * how->elem;
 	char *all = malloc(bytes * (size_t)size + 1);
 	const void **in = calloc((size_t)size, sizeof(*in));
@@ -80,15 +87,54 @@ static void reduce_locally(const struct members *g, int size, void *dest, const 
 	free(all);
 }
 
-int sc_coll_reduce_locally(const struct sc_team *team, void *dest, const void *source,
-			   size_t count, const struct sc_local_reduce *how, const char *what)
+void sc_coll_collect_here(const struct sc_coll_members *g, void *dest, const void *source,
+			  size_t bytes, const char *what)
 {
-	struct members g = { .team = team };
+	struct sc_internal *mine = sc_internal_of(sc.me);
+	size_t counts[SC_MAX_PES], total = 0, offset = 0;
+	int size = members_size(g);
 
-	sc_symmetric_require(source, count * how->elem, what);
-	sc_symmetric_require(dest, count * how->elem, what);
-	reduce_locally(&g, team->size, dest, source, count, how, what);
-	return 0;
+	sc_symmetric_require(source, bytes, what);
+	atomic_store(&mine->collect_count, bytes);
+	members_sync(g, what);
+	for (int m = 0; m < size; m++) {
+		counts[m] = sc_peer_load(member_pe(g, m), sc_internal_offset(&mine->collect_count));
+		total += counts[m];
+	}
+	/* the whole result must fit in dest before anything is written */
+	sc_symmetric_require(dest, total, what);
+	for (int m = 0; m < size; m++) {
+		int pe = member_pe(g, m);
+
+		if (counts[m])
+			sc_peer_get((char *)dest + offset, pe,
+				    sc_symmetric_offset(source, counts[m], pe, what), counts[m], 1);
+		offset += counts[m];
+	}
+	sc_peer_quiet();
+	members_sync(g, what);
+}
+
+/* none reads a source before its owner has come, or leaves while another still reads its own */
+void sc_coll_alltoalls_here(const struct sc_coll_members *g, void *dest, const void *source,
+			    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem,
+			    const char *what)
+{
+	static void (*const strided_get[])(void *, const void *, ptrdiff_t, ptrdiff_t, size_t,
+					    int) = { shmem_iget8, shmem_iget16, shmem_iget32,
+						     shmem_iget64, shmem_iget128 };
+	size_t all = nelems * (size_t)members_size(g);
+
+	if (all) {
+		sc_symmetric_require(source, ((all - 1) * (size_t)sst + 1) * elem, what);
+		sc_symmetric_require(dest, ((all - 1) * (size_t)dst + 1) * elem, what);
+	}
+	members_sync(g, what);
+	for (int m = 0; m < members_size(g) && nelems; m++)
+		strided_get[__builtin_ctzl(elem)]((char *)dest + (size_t)m * nelems * (size_t)dst * elem,
+						  (const char *)source + (size_t)my_index(g) * nelems *
+						  (size_t)sst * elem, dst, sst, nelems, member_pe(g, m));
+	members_sync(g, what);
 }
 
 /* The active set, checked, and the work array symmetric (fatal otherwise). */
@@ -123,7 +169,7 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 static void read_blocks(const struct sc_active_set *set, void *dest, const void *source,
 			size_t bytes, int alltoall, const char *what)
 {
-	struct members g = { .set = set };
+	struct sc_coll_members g = { .set = set };
 
 	sc_symmetric_require(source, alltoall ? bytes * (size_t)set->size : bytes, what);
 	members_sync(&g, what);
@@ -146,7 +192,7 @@ static void read_blocks(const struct sc_active_set *set, void *dest, const void 
 		const char *what = "shmem_broadcast" #BITS;                                \
 		size_t bytes = nelems * BITS / 8;                                          \
 		struct sc_active_set set;                                                  \
-		struct members g = { .set = &set };                                        \
+		struct sc_coll_members g = { .set = &set };                                        \
 		active_set(PE_start, logPE_stride, PE_size, pSync, &set, what);            \
 		if (PE_root < 0 || PE_root >= PE_size)                                     \
 			sc_fatal(1, "PE %d: %s: PE_root %d is outside the active set of %d PEs", \
@@ -183,25 +229,11 @@ static void read_blocks(const struct sc_active_set *set, void *dest, const void 
 	void shmem_collect##BITS(void *dest, const void *source, size_t nelems,            \
 				 int PE_start, int logPE_stride, int PE_size, long *pSync)  \
 	{                                                                                  \
-		const char *what = "shmem_collect" #BITS;                                  \
-		struct sc_internal *mine = sc_internal_of(sc.me);                          \
 		struct sc_active_set set;                                                  \
-		struct members g = { .set = &set };                                        \
-		size_t at = 0;                                                             \
-		active_set(PE_start, logPE_stride, PE_size, pSync, &set, what);            \
-		sc_symmetric_require(source, nelems * BITS / 8, what);                     \
-		atomic_store(&mine->collect_count, nelems * BITS / 8);                     \
-		members_sync(&g, what);                                                    \
-		for (int m = 0; m < PE_size; m++) {                                        \
-			int pe = member_pe(&g, m);                                         \
-			size_t bytes = sc_peer_load(pe, sc_internal_offset(&mine->collect_count)); \
-			if (bytes)                                                         \
-				sc_peer_get((char *)dest + at, pe,                         \
-					    sc_symmetric_offset(source, bytes, pe, what), bytes, 1); \
-			at += bytes;                                                       \
-		}                                                                          \
-		sc_peer_quiet();                                                           \
-		members_sync(&g, what);                                                    \
+		active_set(PE_start, logPE_stride, PE_size, pSync, &set,                   \
+			   "shmem_collect" #BITS);                                       \
+		sc_coll_collect_here(&(struct sc_coll_members){ .set = &set }, dest, source, \
+				     nelems * BITS / 8, "shmem_collect" #BITS);            \
 	}                                                                                  \
 	void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,          \
 				   ptrdiff_t sst, size_t nelems, int PE_start,             \
@@ -209,18 +241,12 @@ static void read_blocks(const struct sc_active_set *set, void *dest, const void 
 	{                                                                                  \
 		const char *what = "shmem_alltoalls" #BITS;                                \
 		struct sc_active_set set;                                                  \
-		struct members g = { .set = &set };                                        \
 		active_set(PE_start, logPE_stride, PE_size, pSync, &set, what);            \
 		if (dst < 1 || sst < 1)                                                    \
 			sc_fatal(1, "PE %d: %s: the strides dst %td and sst %td must be at least 1", \
 				 sc.me, what, dst, sst);                                   \
-		members_sync(&g, what);                                                    \
-		for (int m = 0; m < PE_size && nelems; m++)                                \
-			shmem_iget##BITS((char *)dest + (size_t)m * nelems * (size_t)dst * BITS / 8, \
-					 (const char *)source + (size_t)set.me * nelems *  \
-					 (size_t)sst * BITS / 8, dst, sst, nelems,         \
-					 member_pe(&g, m));                                \
-		members_sync(&g, what);                                                    \
+		sc_coll_alltoalls_here(&(struct sc_coll_members){ .set = &set }, dest, source, \
+				       dst, sst, nelems, BITS / 8, what);                  \
 	}
 DEFINE_ACTIVE_DATA(32)
 DEFINE_ACTIVE_DATA(64)
@@ -231,7 +257,7 @@ static void to_all(void *dest, const void *source, int nreduce, int start, int l
 		   const char *what)
 {
 	struct sc_active_set set;
-	struct members g = { .set = &set };
+	struct sc_coll_members g = { .set = &set };
 
 	active_set(start, log_stride, size, psync, &set, what);
 	if (nreduce < 0)
@@ -240,7 +266,7 @@ static void to_all(void *dest, const void *source, int nreduce, int start, int l
 		sc_symmetric_require(pwrk, 1, what);
 	sc_symmetric_require(source, (size_t)nreduce * how->elem, what);
 	sc_symmetric_require(dest, (size_t)nreduce * how->elem, what);
-	reduce_locally(&g, size, dest, source, (size_t)nreduce, how, what);
+	sc_coll_reduce_here(&g, dest, source, (size_t)nreduce, how, what);
 }
 
 #define OP_and SC_BAND

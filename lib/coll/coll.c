@@ -27,36 +27,15 @@ static struct sc_team *member_team(shmem_team_t team, const char *what)
 	return t;
 }
 
-/* @bytes from each member (each its own), in team order. */
+/* @bytes from each member (each its own), in team order: by reads (active.c) */
 static int collect(shmem_team_t team, void *dest, const void *source, size_t bytes,
 		   const char *what)
 {
 	struct sc_team *t = member_team(team, what);
-	struct sc_internal *mine = sc_internal_of(sc.me);
-	size_t counts[SC_MAX_PES], total = 0, offset = 0;
 
 	if (!t)
 		return -1;
-	sc_symmetric_require(source, bytes, what);
-	atomic_store(&mine->collect_count, bytes);
-	sc_team_sync(t, what);
-	for (int m = 0; m < t->size; m++) {
-		counts[m] = sc_peer_load(sc_team_world_pe(t, m),
-					 sc_internal_offset(&mine->collect_count));
-		total += counts[m];
-	}
-	/* the whole result must fit in dest before anything is written */
-	sc_symmetric_require(dest, total, what);
-	for (int m = 0; m < t->size; m++) {
-		int pe = sc_team_world_pe(t, m);
-
-		if (counts[m])
-			sc_peer_get((char *)dest + offset, pe,
-				    sc_symmetric_offset(source, counts[m], pe, what), counts[m], 1);
-		offset += counts[m];
-	}
-	sc_peer_quiet();
-	sc_team_sync(t, what);
+	sc_coll_collect_here(&(struct sc_coll_members){ .team = t }, dest, source, bytes, what);
 	return 0;
 }
 
@@ -79,20 +58,11 @@ static int broadcast(shmem_team_t team, void *dest, const void *source, size_t b
 		.source = source, .count = bytes, .dtype = SC_UINT8, .root = root, .what = what });
 }
 
-/*
- * alltoalls: @nelems elements of @elem bytes to each member, @sst elements
- * apart in source and @dst apart in dest. Each member gets its blocks with
- * strided gets, between two syncs of the team: none reads a source before
- * its owner has come, or leaves while another still reads its own.
- */
+/* alltoalls: strided gets between two syncs of the team (active.c) */
 static int alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
 		     ptrdiff_t sst, size_t nelems, size_t elem, const char *what)
 {
-	static void (*const strided_get[])(void *, const void *, ptrdiff_t, ptrdiff_t, size_t,
-					    int) = { shmem_iget8, shmem_iget16, shmem_iget32,
-						     shmem_iget64, shmem_iget128 };
 	struct sc_team *t = member_team(team, what);
-	size_t all;
 
 	if (!t)
 		return -1;
@@ -101,18 +71,8 @@ static int alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_
 			 what, dst, sst);
 		return -1;
 	}
-	all = nelems * (size_t)t->size;
-	if (all) {
-		sc_symmetric_require(source, ((all - 1) * (size_t)sst + 1) * elem, what);
-		sc_symmetric_require(dest, ((all - 1) * (size_t)dst + 1) * elem, what);
-	}
-	sc_team_sync(t, what);
-	for (int m = 0; m < t->size && nelems; m++)
-		strided_get[__builtin_ctzl(elem)]((char *)dest + (size_t)m * nelems * (size_t)dst * elem,
-						  (const char *)source + (size_t)t->my_index * nelems *
-						  (size_t)sst * elem, dst, sst, nelems,
-						  sc_team_world_pe(t, m));
-	sc_team_sync(t, what);
+	sc_coll_alltoalls_here(&(struct sc_coll_members){ .team = t }, dest, source, dst, sst,
+			       nelems, elem, what);
 	return 0;
 }
 
@@ -153,7 +113,11 @@ static int complex_prod(shmem_team_t team, void *dest, const void *source, size_
 
 	if (!t)
 		return -1;
-	return sc_coll_reduce_locally(t, dest, source, nreduce, &how, what);
+	sc_symmetric_require(source, nreduce * elem, what);
+	sc_symmetric_require(dest, nreduce * elem, what);
+	sc_coll_reduce_here(&(struct sc_coll_members){ .team = t }, dest, source, nreduce, &how,
+			    what);
+	return 0;
 }
 
 int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest,

@@ -148,10 +148,32 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 int sc_coll_run(const struct sc_coll_args *a);
 
 /*
- * A reduction done here rather than on the engine (active.c): the complex
- * product, which the kernels lack, and the active-set collectives. @elem is
- * the size of one element of @count; with @complex_prod, a complex of that
- * size, multiplied; else @dtype and @op, by sc_reduce_reference.
+ * Collectives done here by plain reads between two syncs rather than on the
+ * engine (active.c): for a team, and for the deprecated active sets. Who
+ * takes part: a team, or an active set (sync/sync.h).
+ */
+struct sc_active_set;
+struct sc_coll_members {
+	const struct sc_team *team;	/* or */
+	const struct sc_active_set *set;
+};
+
+/* @bytes from each member (each its own count), in member order. */
+void sc_coll_collect_here(const struct sc_coll_members *g, void *dest, const void *source,
+			  size_t bytes, const char *what);
+/*
+ * alltoalls: @nelems elements of @elem bytes (1, 2, 4, 8 or 16) to each
+ * member, @sst elements apart in source and @dst apart in dest (both at
+ * least 1: the caller checks), by strided gets.
+ */
+void sc_coll_alltoalls_here(const struct sc_coll_members *g, void *dest, const void *source,
+			    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem,
+			    const char *what);
+/*
+ * A reduction: @elem is the size of one element of @count; with
+ * @complex_prod, a complex of that size, multiplied (the kernels lack it);
+ * else @dtype and @op, by sc_reduce_reference. Every member's @source is
+ * read in member order and reduced here, so every member gets the same bits.
  */
 struct sc_local_reduce {
 	enum sc_dtype dtype;
@@ -159,12 +181,7 @@ struct sc_local_reduce {
 	size_t elem;
 	int complex_prod;
 };
-
-/*
- * On @team: every member's @source read in member order between two syncs,
- * reduced here into @dest, so every member gets the same bits. 0.
- */
-int sc_coll_reduce_locally(const struct sc_team *team, void *dest, const void *source,
-			   size_t count, const struct sc_local_reduce *how, const char *what);
+void sc_coll_reduce_here(const struct sc_coll_members *g, void *dest, const void *source,
+			 size_t count, const struct sc_local_reduce *how, const char *what);
 
 #endif
