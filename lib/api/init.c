@@ -145,7 +145,8 @@ static int init(const shmemx_init_attr_t *attr)
 		goto failed;
 	if (sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		goto close_boot;
-	if (sc_wait_init(sc.node.local_size) ||
+	sc.cpus_shared = sc.node.local_size > sysconf(_SC_NPROCESSORS_ONLN);
+	if (sc_wait_init(sc.cpus_shared) ||
 	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, SC_INTERNAL_SIZE,
 			 &sc.boot, &sc.node))
 		goto free_node;
@@ -155,7 +156,7 @@ static int init(const shmemx_init_attr_t *attr)
 	sc_wait_watch(&(struct sc_wait_watch){
 		.me = sc.me, .timeout = sc.timeout, .abort = &mine->abort,
 		.local_size = sc.node.local_size, .local_pes = sc.node.local_pes,
-		.pids = sc.node.pids,
+		.pids = sc.node.pids, .bell = &sc_internal_of(sc.node.local_pes[0])->bell,
 	});
 	if (sc.node.local_size != sc.npes) {
 		struct sc_net_segment segment = {

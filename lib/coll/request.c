@@ -27,6 +27,7 @@ static void publish(struct shmemx_request *r)
 	r->target = ++r->a.team->coll_step;
 	atomic_store_explicit(&sc_coll_slot_of(r, r->a.team->my_index)->step, r->target,
 			      memory_order_release);
+	sc_wait_ring();
 }
 
 static int all_reached(const struct shmemx_request *r)
@@ -153,8 +154,10 @@ int sc_coll_reached(const struct shmemx_request *r, int block)
 	if (!block)
 		return 0;
 	sc_wait_begin(&wait, r->a.what, -1, missing_members, (void *)r);
+	sc_wait_rung(&wait);	/* on the node: every member rings as it publishes */
 	while (!all_reached(r))
 		sc_wait_step(&wait);
+	sc_wait_end(&wait);
 	return 1;
 }
 

@@ -3,6 +3,7 @@
  * collectives is read here, and every rule that picks an algorithm is here.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,7 +76,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	    parse_algo("SHMEMCOMM_COLL_ALGO", blocks, 4, &t->block_algorithm) ||
 	    parse_algo("SHMEMCOMM_BROADCAST_ALGO", broadcast, 3, &t->broadcast_algorithm))
 		return -1;
-	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", 512, 0, SC_COLL_SMALL_MAX,
+	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", SIZE_MAX, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
 	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream) ||
@@ -111,10 +112,23 @@ int sc_coll_hier_fits(const struct sc_team *team)
 	return team->nodes >= 2 && team->per_node >= 2 && team->per_node <= SC_PAIR_LOCAL_MAX;
 }
 
+/*
+ * One-shot has one sync, and every member reads every input; rsag two
+ * syncs, and each member reads a slice of each. A sync costs a cache line's
+ * round trip where every PE has a CPU, but CPU switches where PEs share
+ * CPUs. Measured on 2 CPUs (scripts/bench-peers' sizes, us per call):
+ * 2 PEs, one-shot 0.83 against rsag 1.11 at 1 KiB, 1.24 against 1.09 at
+ * 2 KiB; 4 PEs, one-shot 12-13 against 21 at 4 KiB and 16 against 19 at
+ * 16 KiB, the most its buffers hold.
+ */
 static int oneshot_fits(size_t bytes, const struct sc_team *team)
 {
+	size_t max = sc.coll.oneshot_max;
+
 	(void)team;
-	return bytes <= sc.coll.oneshot_max;
+	if (max == SIZE_MAX)
+		max = sc.cpus_shared ? SC_COLL_SMALL_MAX : 1024;
+	return bytes <= max;
 }
 
 static int on_node(size_t bytes, const struct sc_team *team)

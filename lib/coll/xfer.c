@@ -136,8 +136,11 @@ int sc_coll_partner_ready(const struct shmemx_request *r, int m, int line, uint6
 	waited.partner = sc_team_world_pe(t, m);
 	waited.step = step;
 	sc_wait_begin(&wait, r->a.what, -1, pair_missing, &waited);
+	if (!sc_coll_remote(r, m))
+		sc_wait_rung(&wait);
 	while (atomic_load_explicit(told, memory_order_acquire) < step)
 		sc_wait_step(&wait);
+	sc_wait_end(&wait);
 	return 1;
 }
 

@@ -82,9 +82,10 @@ void sc_peer_store(int pe, uint64_t offset, uint64_t value)
 {
 	char *word = peer_byte(pe, offset);
 
-	if (word)
+	if (word) {
 		__atomic_store_n((uint64_t *)word, value, __ATOMIC_RELEASE);
-	else
+		sc_wait_ring();
+	} else
 		sc_net_put(&sc.net, pe, offset, &value, sizeof(value), 0);
 }
 

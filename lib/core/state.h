@@ -55,6 +55,7 @@ struct sc_state {
 	int me;
 	int npes;
 	int debug;		/* SHMEMCOMM_DEBUG */
+	int cpus_shared;	/* this node runs more PEs than it has CPUs */
 	double timeout;		/* SHMEMCOMM_TIMEOUT */
 	size_t heap_size;	/* SHMEM_SYMMETRIC_SIZE */
 	uint64_t free_slots;	/* this PE's unused team slots, a bit each */
@@ -63,7 +64,7 @@ struct sc_state {
 		int algorithm;		/* SHMEMCOMM_ALLREDUCE_ALGO: -1 for by size */
 		int block_algorithm;	/* SHMEMCOMM_COLL_ALGO (reduce-scatter, all-gather) */
 		int broadcast_algorithm;	/* SHMEMCOMM_BROADCAST_ALGO */
-		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX */
+		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX, SIZE_MAX: by CPUs */
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
 		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
 		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */

@@ -50,8 +50,11 @@ void sc_team_sync(struct sc_team *team, const char *what)
 
 		sc_peer_store(to, sc_internal_offset(&mine->arrivals[team->slot][k]), epoch);
 		sc_wait_begin(&wait, what, from, sc_members_behind, &behind);
+		if (sc_peer_view(from, 0))
+			sc_wait_rung(&wait);
 		while (atomic_load(&mine->arrivals[team->slot][k].value) < epoch)
 			sc_wait_step(&wait);
+		sc_wait_end(&wait);
 	}
 }
 
@@ -98,8 +101,11 @@ void sc_active_set_sync(const struct sc_active_set *set, const char *what)
 		sc_peer_store(to, sc_internal_offset(&mine->active_set_signals[sc.me]),
 			      ++sent_to[to]);
 		sc_wait_begin(&wait, what, from, NULL, NULL);
+		if (sc_peer_view(from, 0))
+			sc_wait_rung(&wait);
 		while (atomic_load(&mine->active_set_signals[from]) < expect)
 			sc_wait_step(&wait);
+		sc_wait_end(&wait);
 	}
 }
 

@@ -1,16 +1,20 @@
 #include "util/wait.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
 #include "util/env.h"
 #include "util/fatal.h"
+#include "util/log.h"
 
 #define CLOCK_EVERY 64	/* pauses between clock reads while spinning */
 #define YIELD_STEPS 2000
@@ -63,10 +67,9 @@ static void check_abort(void)
 	}
 }
 
-int sc_wait_init(int local_pes)
+int sc_wait_init(int shared)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long fallback = local_pes > cpus ? SPIN_US_SHARED : SPIN_US_ALONE, us;
+	long fallback = shared ? SPIN_US_SHARED : SPIN_US_ALONE, us;
 
 	if (sc_env_long("SHMEMCOMM_SPIN_US", fallback, 0, 1000000, &us))
 		return -1;
@@ -74,9 +77,22 @@ int sc_wait_init(int local_pes)
 	return 0;
 }
 
+static long futex(_Atomic unsigned int *word, int op, unsigned int value,
+		  const struct timespec *timeout)
+{
+	/* not FUTEX_PRIVATE: the bell is in memory the node's processes share */
+	return syscall(SYS_futex, word, op, value, timeout, NULL, 0);
+}
+
 void sc_wait_watch(const struct sc_wait_watch *watch)
 {
 	watched = *watch;
+	/* a mapping the kernel cannot key a futex on (none of ours today) */
+	if (watched.bell && futex(&watched.bell->seq, FUTEX_WAKE, 1, NULL) < 0) {
+		sc_warn("PE %d: waits cannot sleep on the node's bell (futex: %s): they yield and sleep for set times instead",
+			watched.me, strerror(errno));
+		watched.bell = NULL;
+	}
 }
 
 void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
@@ -91,6 +107,9 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 	w->start = 0;
 	w->next_check = 0;
 	w->lost = -1;
+	w->rung = 0;
+	w->armed = 0;
+	w->seq = 0;
 }
 
 static void check_peers(struct sc_wait *w, double t)
@@ -129,6 +148,48 @@ static void check_peers(struct sc_wait *w, double t)
 	}
 }
 
+/*
+ * The first call counts this wait among the sleepers and reads the bell
+ * before the caller polls again; a writer storing after that poll then
+ * finds a sleeper (its fence in sc_wait_ring, the fetch-add here) and bumps
+ * the bell, so that the futex wait below returns at once or is woken. The
+ * timeout keeps the checks of sc_wait_step running.
+ */
+static void sleep_on_bell(struct sc_wait *w)
+{
+	struct sc_bell *bell = watched.bell;
+	const struct timespec check = { 0, (long)(PEER_CHECK_EVERY * 1e9) };
+
+	if (!w->armed) {
+		atomic_fetch_add(&bell->sleepers, 1);
+		w->armed = 1;
+	} else if (futex(&bell->seq, FUTEX_WAIT, w->seq, &check) < 0 && errno != EAGAIN &&
+		   errno != EINTR && errno != ETIMEDOUT) {
+		sc_fatal(1, "PE %d: %s: sleeping on the node's bell failed: %s", watched.me,
+			 w->what, strerror(errno));
+	}
+	w->seq = atomic_load(&bell->seq);
+}
+
+void sc_wait_end(struct sc_wait *w)
+{
+	if (w->armed) {
+		atomic_fetch_sub(&watched.bell->sleepers, 1);
+		w->armed = 0;
+	}
+}
+
+void sc_wait_ring(void)
+{
+	struct sc_bell *bell = watched.bell;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	if (bell && atomic_load_explicit(&bell->sleepers, memory_order_relaxed)) {
+		atomic_fetch_add(&bell->seq, 1);
+		futex(&bell->seq, FUTEX_WAKE, INT_MAX, NULL);
+	}
+}
+
 void sc_wait_step(struct sc_wait *w)
 {
 	double t;
@@ -158,7 +219,10 @@ void sc_wait_step(struct sc_wait *w)
 		check_peers(w, t);
 		w->next_check = t + PEER_CHECK_EVERY;
 	}
-	if (w->yields++ < YIELD_STEPS) {
+	if (w->rung && watched.bell && w->yields >= YIELD_STEPS) {
+		w->yields++;
+		sleep_on_bell(w);
+	} else if (w->yields++ < YIELD_STEPS) {
 		sched_yield();
 	} else {
 		unsigned long extra = w->yields - YIELD_STEPS;

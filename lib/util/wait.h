@@ -8,9 +8,17 @@
  * outlived SHMEMCOMM_TIMEOUT and that the node's PEs are alive; any of these
  * ends the process with a message naming the PE.
  *
- * What a wait watches (this PE's stop word, its node's PEs, the timeout)
- * is handed over once at init, so that every layer from the NIC up waits
- * the same way without knowing the library's state.
+ * A wait whose condition only node peers change, each followed by
+ * sc_wait_ring, is rung (sc_wait_rung): past its spin it sleeps on the
+ * node's bell, a futex that the writer wakes, instead of yielding and
+ * sleeping for set times. Where PEs outnumber CPUs the awaited PE may be
+ * queued behind this one on the same CPU; a yield leaves this PE runnable
+ * and the scheduler may run it again at once, while a sleep on the bell
+ * hands the CPU over until there is something to see.
+ *
+ * What a wait watches (this PE's stop word, its node's PEs and bell, the
+ * timeout) is handed over once at init, so that every layer from the NIC
+ * up waits the same way without knowing the library's state.
  */
 #ifndef SHMEMCOMM_UTIL_WAIT_H
 #define SHMEMCOMM_UTIL_WAIT_H
@@ -24,6 +32,16 @@ struct sc_abort {
 	_Atomic int fatal;	/* 1: an error, not shmem_global_exit */
 };
 
+/*
+ * One per node, in its first PE's segment, on a line of its own. Rings
+ * cost a system call only while some PE sleeps, and wake every sleeper,
+ * each of which looks again at what it waits for: a node runs a few PEs.
+ */
+struct sc_bell {
+	_Atomic unsigned int seq;	/* the futex word: bumped by each ring that wakes */
+	_Atomic unsigned int sleepers;	/* waits armed to sleep on it */
+} __attribute__((aligned(64)));
+
 struct sc_wait_watch {
 	int me;
 	double timeout;		/* seconds */
@@ -31,6 +49,7 @@ struct sc_wait_watch {
 	int local_size;		/* the node's PEs: local_pes[0..local_size) */
 	const int *local_pes;
 	const int *pids;	/* by PE */
+	struct sc_bell *bell;	/* the node's */
 };
 
 /*
@@ -49,16 +68,35 @@ struct sc_wait {
 	double start;
 	double next_check;
 	int lost;		/* a node PE found exited, or -1: fatal if the next poll fails too */
+	int rung;		/* see sc_wait_rung */
+	int armed;		/* counted among the bell's sleepers */
+	unsigned int seq;	/* the bell's, read before the caller's last poll */
 };
 
-/* Reads SHMEMCOMM_SPIN_US for a node running @local_pes PEs: 0, or -1 after a message. */
-int sc_wait_init(int local_pes);
+/* Reads SHMEMCOMM_SPIN_US for a node whose PEs share CPUs or not: 0, or -1 after a message. */
+int sc_wait_init(int cpus_shared);
 /* What every later wait watches; copied. */
 void sc_wait_watch(const struct sc_wait_watch *watch);
 void sc_wait_begin(struct sc_wait *wait, const char *what, int peer,
 		   sc_wait_missing_fn *missing, void *missing_ctx);
+/*
+ * After sc_wait_begin: every write that can end this wait is a node peer's,
+ * followed by sc_wait_ring. Such a wait must end with sc_wait_end.
+ */
+static inline void sc_wait_rung(struct sc_wait *wait)
+{
+	wait->rung = 1;
+}
 /* Call after each unsuccessful poll of the condition. */
 void sc_wait_step(struct sc_wait *wait);
+/* After the poll that succeeded, for a rung wait: no longer a sleeper. */
+void sc_wait_end(struct sc_wait *wait);
+/*
+ * After a write that a rung wait on this node may be watching: wakes the
+ * node's sleepers, if any. Costs a full fence, and a system call only when
+ * some PE sleeps.
+ */
+void sc_wait_ring(void);
 /*
  * For a caller that polls instead of waiting: 1, with the reason in @out,
  * when the job cannot go on (a PE stopped it, or one of this node's PEs
