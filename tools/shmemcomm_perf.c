@@ -32,6 +32,12 @@ static const char *const dtype_names[] = {
 	"uint8", "uint16", "uint32", "uint64",
 };
 static const char *const op_names[] = { "sum", "prod", "min", "max", "avg", "band", "bor", "bxor" };
+/* nccl-tests' names for the same dtypes (its -d), which its users type first */
+static const struct {
+	const char *nccl, *ours;
+} nccl_dtype_names[] = {
+	{ "float", "fp32" }, { "double", "fp64" }, { "half", "fp16" }, { "bfloat16", "bf16" },
+};
 
 struct options {
 	size_t min_bytes, max_bytes;
@@ -52,7 +58,8 @@ static void usage(const char *why)
 		"  [-p 0|1 in place] [-s 0|1|2 buffers off the heap: 1 the same ones each call,\n"
 		"   2 mapped anew before each call (each call a first use)] [-R root]\n"
 		"  [-a bytes: buffers that many bytes past a 64-byte boundary]\n"
-		"sizes take k, m, g suffixes; dtypes: fp32 fp64 fp16 bf16 int8..int64 uint8..uint64;\n"
+		"sizes take k, m, g suffixes; dtypes: fp32 fp64 fp16 bf16 int8..int64 uint8..uint64,\n"
+		"  or nccl-tests' names float double half bfloat16;\n"
 		"ops: sum prod min max avg band bor bxor\n");
 	exit(2);
 }
@@ -88,6 +95,14 @@ static int lookup(const char *const *names, int n, const char *text, const char 
 	fprintf(stderr, "shmemcomm-perf: %s %s is unknown\n", what, text);
 	usage(NULL);
 	return -1;
+}
+
+static const char *nccl_dtype(const char *text)
+{
+	for (size_t i = 0; i < sizeof(nccl_dtype_names) / sizeof(nccl_dtype_names[0]); i++)
+		if (!strcmp(text, nccl_dtype_names[i].nccl))
+			return nccl_dtype_names[i].ours;
+	return text;
 }
 
 static long whole(const char *text, const char *what, long min, long max)
@@ -267,7 +282,7 @@ int main(int argc, char **argv)
 		case 'e': o.max_bytes = parse_size(optarg, "-e"); break;
 		case 'f': o.factor = atof(optarg); if (o.factor <= 1) usage("-f must be above 1"); break;
 		case 'i': o.step = parse_size(optarg, "-i"); break;
-		case 'd': o.dtype = lookup(dtype_names, 12, optarg, "-d"); break;
+		case 'd': o.dtype = lookup(dtype_names, 12, nccl_dtype(optarg), "-d"); break;
 		case 'o': o.op = lookup(op_names, 8, optarg, "-o"); break;
 		case 'n': o.iters = (int)whole(optarg, "-n", 1, 1000000); break;
 		case 'w': o.warmup = (int)whole(optarg, "-w", 0, 1000000); break;
