@@ -38,8 +38,8 @@ static double median(double *v)
 int main(int argc, char **argv)
 {
 	long iterations = argc > 2 && argv[1][0] == '-' && argv[1][1] == 'i' ? atol(argv[2]) : 20000;
-	double barrier[RUNS], put[RUNS], fadd[RUNS], pingpong[RUNS];
-	long *word, *ping;
+	double barrier[RUNS], put[RUNS], fadd[RUNS], pingpong[RUNS], exchange[RUNS];
+	long *word, *ping, *mark;
 	long value = 1;
 	cpu_set_t cpus;
 	int me;
@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	word = shmem_calloc(1, sizeof(long));
 	ping = shmem_calloc(1, sizeof(long));
+	mark = shmem_calloc(1, sizeof(long));
 
 	for (int run = 0; run < RUNS; run++) {
 		double t0;
@@ -100,6 +101,20 @@ int main(int argc, char **argv)
 			}
 		}
 		pingpong[run] = (now() - t0) / iterations / 2;
+
+		/*
+		 * exchange: both PEs put at once and wait for the other's, as the
+		 * two PEs of an allreduce do; the floor of its time
+		 */
+		*mark = 0;
+		shmem_barrier_all();
+		t0 = now();
+		for (long i = 1; i <= iterations; i++) {
+			shmem_long_p(mark, i, 1 - me);
+			shmem_long_wait_until(mark, SHMEM_CMP_GE, i);
+		}
+		exchange[run] = (now() - t0) / iterations;
+		shmem_barrier_all();
 	}
 	if (me == 0) {
 		printf("# shmemcomm-latency: 2 PEs, %ld iterations, median of %d runs\n", iterations,
@@ -110,7 +125,10 @@ int main(int argc, char **argv)
 		printf("%-36s %10.3f\n", "shmem_long_atomic_fetch_add", median(fadd) * 1e6);
 		printf("%-36s %10.3f\n", "put + wait_until ping-pong (one way)",
 		       median(pingpong) * 1e6);
+		printf("%-36s %10.3f\n", "put + wait_until exchange (both ways)",
+		       median(exchange) * 1e6);
 	}
+	shmem_free(mark);
 	shmem_free(ping);
 	shmem_free(word);
 	shmem_finalize();

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/team.h"
+#include "coll/coll.h"
 #include "core/state.h"
 #include "sync/sync.h"
 #include "core/peer.h"
@@ -308,6 +309,7 @@ void shmem_team_destroy(shmem_team_t team)
 	atomic_store(&sc_internal_of(sc.me)->coll_pair_done[t->slot].value, 0);
 	atomic_store(&sc_internal_of(sc.me)->entered[t->slot].value, 0);
 	atomic_store(&sc_internal_of(sc.me)->coll_entered[t->slot].value, 0);
+	sc_coll_tiny_forget(t->slot);
 	sc.free_slots |= 1ull << t->slot;
 	free(t->by_node);
 	free(t->members);

@@ -79,6 +79,7 @@ struct shmemx_request {
 	int heap_allocated;	/* freed on completion by test or wait */
 	unsigned parity;
 	uint64_t target;	/* the step every member must reach */
+	uint64_t tiny_call;	/* the smallest allreduce (tiny.c): its number in the team */
 	sc_kernel_fn kernel;
 	/*
 	 * per member: its source and results in this process, or when the team
@@ -146,6 +147,8 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 
 /* A whole collective, blocking. */
 int sc_coll_run(const struct sc_coll_args *a);
+/* For a slot's next team: the smallest allreduce's lines hold no call (after the team's last sync). */
+void sc_coll_tiny_forget(int slot);
 
 /*
  * Collectives done here by plain reads between two syncs rather than on the

@@ -89,6 +89,16 @@ void sc_coll_gather(struct shmemx_request *r, size_t c);
 void sc_coll_oneshot_stage(struct shmemx_request *r);
 void sc_coll_oneshot_reduce(struct shmemx_request *r);
 
+/* tiny.c: the smallest allreduce on a node, on cache lines */
+/* Whether @a runs there: on a node, up to SC_TINY_MAX bytes, where one-shot would. */
+int sc_coll_tiny_fits(const struct sc_coll_args *a);
+/* This PE's input to the team's tiny call number @call (counted from 1 in call order). */
+void sc_coll_tiny_write(const struct sc_coll_args *a, uint64_t call);
+/* Once every member's input has arrived (with @block, waits until so): the result. */
+int sc_coll_tiny_reduce(const struct sc_coll_args *a, uint64_t call, int block);
+/* The world PEs of the members whose input to @call has not arrived, into @late: how many. */
+int sc_coll_tiny_late(const struct sc_coll_args *a, uint64_t call, int *late);
+
 /* xfer.c: the transport of a step */
 char *sc_coll_scratch_for(size_t bytes);
 const char *sc_coll_fetch(const struct shmemx_request *r, int m, uint64_t offset, size_t bytes,

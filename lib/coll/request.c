@@ -12,7 +12,7 @@
 #include "util/wait.h"
 
 enum {
-	PC_ONESHOT, PC_ONESHOT_REDUCE,
+	PC_TINY, PC_TINY_REDUCE, PC_ONESHOT, PC_ONESHOT_REDUCE,
 	PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE
 };
 
@@ -75,10 +75,14 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 			 r->a.what, t->size, *pes ? pes : "(none behind: a transfer is under way)");
 		return;
 	}
-	/* a member whose last published step is behind this PE's has not come this far */
-	for (int m = 0; m < t->size; m++)
-		if (atomic_load(&sc_coll_slot_of(r, m)->step) < t->coll_step)
-			late[n++] = sc_team_world_pe(t, m);
+	if (r->pc == PC_TINY_REDUCE) {
+		n = sc_coll_tiny_late(&r->a, r->tiny_call, late);
+	} else {
+		/* a member whose last published step is behind this PE's has not come this far */
+		for (int m = 0; m < t->size; m++)
+			if (atomic_load(&sc_coll_slot_of(r, m)->step) < t->coll_step)
+				late[n++] = sc_team_world_pe(t, m);
+	}
 	sc_format_ranks(late, n, pes, sizeof(pes));
 	if (n)
 		snprintf(out, len, "%s on a team of %d waits for PE%s %s, which %s not arrived",
@@ -238,6 +242,15 @@ static int advance(struct shmemx_request *r, int block)
 {
 	for (;;) {
 		switch (r->pc) {
+		case PC_TINY:
+			sc_coll_tiny_write(&r->a, r->tiny_call);
+			r->pc = PC_TINY_REDUCE;
+			/* fall through */
+		case PC_TINY_REDUCE:
+			if (!sc_coll_tiny_reduce(&r->a, r->tiny_call, block))
+				return 0;
+			r->pc = PC_DONE;
+			break;
 		case PC_ONESHOT:
 			sign(r);
 			sc_coll_oneshot_stage(r);
@@ -412,6 +425,18 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->spans = t->spans;
 	r->a = *a;
 	r->next = NULL;
+	r->registered[0] = r->registered[1] = NULL;
+	r->imports_held = 0;
+	r->done = 0;
+	if (sc_coll_tiny_fits(a)) {
+		/* its own lines and count (tiny.c): no step, no parity, no staging */
+		r->algo = SC_ALGO_ONESHOT;
+		r->elem = sc_dtype_size(a->dtype);
+		r->nchunks = 1;
+		r->pc = PC_TINY;
+		r->tiny_call = ++t->tiny_calls;
+		return 0;
+	}
 	r->elem = sc_dtype_size(a->dtype);
 	r->nblocks = a->kind == SC_REDUCE_SCATTER || a->kind == SC_ALLTOALL ? t->size : 1;
 	r->kernel = sc_kernel((enum sc_simd)sc.coll.simd, a->dtype, a->op);
@@ -526,6 +551,18 @@ int sc_coll_run(const struct sc_coll_args *a)
 	int n = a->team && a->team->size > 0 ? a->team->size : 1;
 	void *arrays[SC_COLL_ARRAYS_BYTES(n) / sizeof(void *)];
 
+	/* with nothing queued on the team, the smallest allreduce needs no request */
+	if (sc_coll_tiny_fits(a) && !a->team->coll_head) {
+		uint64_t call;
+
+		sc_require_init(a->what);
+		if (!valid_args(a))
+			return -1;
+		call = ++a->team->tiny_calls;
+		sc_coll_tiny_write(a, call);
+		sc_coll_tiny_reduce(a, call, 1);
+		return 0;
+	}
 	sc_coll_place_arrays(&r, arrays, n);
 	if (sc_coll_prepare(&r, a))
 		return -1;

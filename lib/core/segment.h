@@ -32,6 +32,19 @@ struct sc_line {
 };
 
 /*
+ * A line of the smallest allreduce (coll/tiny.c): data and the tag that
+ * says which call wrote it, in one cache line, so that a reader's one miss
+ * brings both.
+ */
+#define SC_TINY_LINE_DATA 56
+#define SC_TINY_LINES 3	/* 168 bytes of 1- to 8-byte elements, 144 of 16-byte ones */
+#define SC_TINY_MAX 128		/* the largest allreduce that runs on them, bytes */
+struct sc_tiny_line {
+	char data[SC_TINY_LINE_DATA];
+	_Atomic uint64_t tag;
+} __attribute__((aligned(64)));
+
+/*
  * A PE's collective state on one team slot. @step counts the stages this
  * PE has published on the team; a stage's data is ready when every member
  * has reached it. What each call is (@signature, @count) and where its
@@ -94,6 +107,8 @@ struct sc_internal {
 	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE, and this PE's reply */
 	struct sc_amo_mail amo_mail[SC_MAX_PES];
 	struct sc_amo_reply amo_reply;
+	/* per team slot, by call parity: the smallest allreduce's inputs */
+	struct sc_tiny_line tiny[SC_MAX_TEAMS][2][SC_TINY_LINES];
 	/* per team slot, by call parity: one-shot inputs */
 	char small[SC_MAX_TEAMS][2][SC_COLL_SMALL_MAX] __attribute__((aligned(4096)));
 	/*

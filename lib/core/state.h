@@ -32,6 +32,7 @@ struct sc_team {
 	int spans;		/* some member's segment is not mapped here: the NIC reaches it */
 	uint64_t coll_step;	/* collective stages this PE has published */
 	uint64_t coll_calls;	/* collectives started on the team */
+	uint64_t tiny_calls;	/* the smallest allreduces (coll/tiny.c) */
 	struct shmemx_request *coll_head, *coll_tail;	/* not yet completed, in order */
 	uint64_t coll_epoch;	/* steps across nodes this PE has started */
 	int coll_round;		/* the round of the current one it waits in */

@@ -13,8 +13,12 @@
  *   double-free   shmem_free twice
  *   bad-stride    shmem_long_iput with stride 0
  *   asymmetric    PEs allocate different sizes (needs SHMEMCOMM_DEBUG=1)
+ *   allreduce-mismatch N  PE 1 reduces N + 1 fp32 where the others reduce N
+ *                 (twice, so that both parities of the smallest one's lines
+ *                 are checked)
  */
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,7 +73,13 @@ int main(int argc, char **argv)
 		shmem_barrier(0, 0, 1, psync);
 	} else if (!strcmp(what, "asymmetric"))
 		shmem_malloc(64 + 64 * (size_t)shmem_my_pe());
-	else if (!strcmp(what, "after-final")) {
+	else if (!strcmp(what, "allreduce-mismatch") && argc > 2) {
+		size_t count = (size_t)atol(argv[2]) + (shmem_my_pe() == 1);
+		float *in = shmem_calloc(count, sizeof(float)), *out = shmem_calloc(count, sizeof(float));
+
+		for (int call = 0; call < 2; call++)
+			shmemx_allreduce(SHMEM_TEAM_WORLD, out, in, count, SHMEMX_FP32, SHMEMX_SUM);
+	} else if (!strcmp(what, "after-final")) {
 		shmem_finalize();
 		shmem_malloc(8);
 	}
