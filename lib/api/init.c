@@ -156,7 +156,7 @@ static int init(const shmemx_init_attr_t *attr)
 	sc_wait_watch(&(struct sc_wait_watch){
 		.me = sc.me, .timeout = sc.timeout, .abort = &mine->abort,
 		.local_size = sc.node.local_size, .local_pes = sc.node.local_pes,
-		.pids = sc.node.pids, .bell = &sc_internal_of(sc.node.local_pes[0])->bell,
+		.pids = sc.node.pids, .bell = sc.mem.node_page,
 	});
 	if (sc.node.local_size != sc.npes) {
 		struct sc_net_segment segment = {

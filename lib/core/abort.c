@@ -2,6 +2,7 @@
 #include <stdatomic.h>
 
 #include "core/state.h"
+#include "util/wait.h"
 
 void sc_stop_all(int status, int fatal)
 {
@@ -17,6 +18,8 @@ void sc_stop_all(int status, int fatal)
 		atomic_store(&stop->fatal, fatal);
 		atomic_compare_exchange_strong(&stop->pe, &none, sc.me + 1);
 	}
+	/* the node's PEs asleep on the bell look at their stop words now */
+	sc_wait_ring();
 	if (sc.net.active)
 		sc_net_last_words(&sc.net, sc.mem.base,
 				  sc_internal_offset(&sc_internal_of(sc.me)->abort), words,

@@ -102,7 +102,6 @@ struct sc_internal {
 	 */
 	_Atomic uint64_t active_set_signals[SC_MAX_PES];
 	struct sc_abort abort;		/* the job's stop word (util/wait.h) */
-	struct sc_bell bell;		/* the node's, in its first PE's segment (util/wait.h) */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
 	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE, and this PE's reply */
 	struct sc_amo_mail amo_mail[SC_MAX_PES];

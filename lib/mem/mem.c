@@ -211,6 +211,38 @@ static int memfd_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc
 	return err;
 }
 
+static int share_node_page(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
+{
+	int *fds = calloc((size_t)node->local_size, sizeof(int));
+	int fd = memfd_create("shmemcomm-node", MFD_CLOEXEC), err = 0;
+	void *page;
+
+	if (!fds || fd < 0 || ftruncate(fd, SC_NODE_PAGE)) {
+		err = fds ? -errno : -ENOMEM;
+		sc_error("memfd: cannot make the node's shared page: %s", strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		free(fds);
+		return err;
+	}
+	/* every PE offers one, so that the exchange is the heap's; the first PE's is kept */
+	err = sc_memfd_exchange(fd, boot, node, fds);
+	if (!err) {
+		page = mmap(NULL, SC_NODE_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+		if (page == MAP_FAILED) {
+			err = -errno;
+			sc_error("memfd: cannot map the node's shared page: %s", strerror(-err));
+		} else {
+			mem->node_page = page;
+		}
+	}
+	for (int i = 0; i < node->local_size; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	return err;
+}
+
 #define REGCACHE_ENTRIES 256
 #define REGCACHE_BYTES (4ull << 30)
 
@@ -300,6 +332,8 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t 
 	if (!mem->base)
 		return -ENOMEM;
 	err = kind == SC_MEM_KMOD ? kmod_setup(mem, boot, node) : memfd_setup(mem, boot, node);
+	if (!err)
+		err = share_node_page(mem, boot, node);
 	if (!err && !mem->globals_off)
 		err = sc_globals_setup(&mem->globals, kind == SC_MEM_KMOD ? &mem->dev : NULL,
 				       boot, node);
@@ -318,6 +352,8 @@ void sc_mem_teardown(struct sc_mem *mem)
 	free(mem->imports);
 	sc_regcache_destroy(&mem->registered);
 	sc_globals_teardown(&mem->globals, mem->npes);
+	if (mem->node_page)
+		munmap(mem->node_page, SC_NODE_PAGE);
 	if (mem->regions) {
 		for (int pe = 0; pe < mem->npes; pe++)
 			sc_kmod_release(&mem->regions[pe]);

@@ -29,6 +29,8 @@ enum sc_mem_kind { SC_MEM_KMOD, SC_MEM_MEMFD };
  */
 #define SC_MEM_ALIGN ((size_t)1 << 30)
 
+#define SC_NODE_PAGE 4096
+
 struct sc_mem {
 	enum sc_mem_kind kind;
 	size_t size;		/* of every PE's segment */
@@ -44,6 +46,12 @@ struct sc_mem {
 	 */
 	struct sc_globals globals;
 	int globals_off;	/* SHMEMCOMM_GLOBALS=0 */
+	/*
+	 * a page the node's PEs share, the node's first PE's memfd, on which the
+	 * kernel can key a futex (util/wait.h's bell): on the module's own
+	 * pages it cannot (they belong to no file), so not in the segment
+	 */
+	void *node_page;
 	/*
 	 * kmod with user-memory regions, unless SHMEMCOMM_REGCACHE_ENTRIES=0:
 	 * this PE's buffers registered for the collectives (@registered, its

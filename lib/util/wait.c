@@ -17,8 +17,16 @@
 #include "util/log.h"
 
 #define CLOCK_EVERY 64	/* pauses between clock reads while spinning */
-#define YIELD_STEPS 2000
+#define YIELD_SECONDS 0.002	/* after the spin: about 2000 yields on this VM's host */
 #define PEER_CHECK_EVERY 0.001	/* seconds */
+/*
+ * A sleep on the bell wakes for the stop word (sc_stop_all rings) and for
+ * what it waits for; the timeout only finds a node PE that died, the
+ * SHMEMCOMM_TIMEOUT, and a stop word written across nodes. Each wake reads
+ * /proc for every node PE: every millisecond cost 28% of a CPU under
+ * emulation.
+ */
+#define BELL_CHECK_EVERY 0.01
 #define MAX_SLEEP_NS 1000000
 #define SPIN_US_ALONE 50	/* a PE per CPU: spinning is the fast path */
 #define SPIN_US_SHARED 1	/* more PEs than CPUs: the awaited PE may need this CPU */
@@ -87,9 +95,9 @@ static long futex(_Atomic unsigned int *word, int op, unsigned int value,
 void sc_wait_watch(const struct sc_wait_watch *watch)
 {
 	watched = *watch;
-	/* a mapping the kernel cannot key a futex on (none of ours today) */
+	/* a page the kernel cannot key a futex on: the bell is a memfd's so that it can */
 	if (watched.bell && futex(&watched.bell->seq, FUTEX_WAKE, 1, NULL) < 0) {
-		sc_warn("PE %d: waits cannot sleep on the node's bell (futex: %s): they yield and sleep for set times instead",
+		sc_warn("PE %d: long waits sleep for set times: the node's bell cannot be a futex (%s)",
 			watched.me, strerror(errno));
 		watched.bell = NULL;
 	}
@@ -104,6 +112,7 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 	w->missing_ctx = missing_ctx;
 	w->steps = 0;
 	w->yields = 0;
+	w->sleeps = 0;
 	w->start = 0;
 	w->next_check = 0;
 	w->lost = -1;
@@ -158,7 +167,7 @@ static void check_peers(struct sc_wait *w, double t)
 static void sleep_on_bell(struct sc_wait *w)
 {
 	struct sc_bell *bell = watched.bell;
-	const struct timespec check = { 0, (long)(PEER_CHECK_EVERY * 1e9) };
+	const struct timespec check = { 0, (long)(BELL_CHECK_EVERY * 1e9) };
 
 	if (!w->armed) {
 		atomic_fetch_add(&bell->sleepers, 1);
@@ -219,13 +228,14 @@ void sc_wait_step(struct sc_wait *w)
 		check_peers(w, t);
 		w->next_check = t + PEER_CHECK_EVERY;
 	}
-	if (w->rung && watched.bell && w->yields >= YIELD_STEPS) {
-		w->yields++;
-		sleep_on_bell(w);
-	} else if (w->yields++ < YIELD_STEPS) {
+	w->yields++;
+	/* by time, not count: under emulation a yield costs 20 times what it does here */
+	if (t - w->start < spin_seconds + YIELD_SECONDS) {
 		sched_yield();
+	} else if (w->rung && watched.bell) {
+		sleep_on_bell(w);
 	} else {
-		unsigned long extra = w->yields - YIELD_STEPS;
+		unsigned long extra = w->sleeps++;
 		long ns = extra < 10 ? 50000L << extra : MAX_SLEEP_NS;
 		struct timespec ts = { 0, ns < MAX_SLEEP_NS ? ns : MAX_SLEEP_NS };
 

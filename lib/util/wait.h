@@ -9,9 +9,9 @@
  * ends the process with a message naming the PE.
  *
  * A wait whose condition only node peers change, each followed by
- * sc_wait_ring, is rung (sc_wait_rung): past its spin it sleeps on the
- * node's bell, a futex that the writer wakes, instead of yielding and
- * sleeping for set times. Where PEs outnumber CPUs the awaited PE may be
+ * sc_wait_ring, is rung (sc_wait_rung): past its yields it sleeps on the
+ * node's bell, a futex that the writer wakes, instead of sleeping for set
+ * times. Where PEs outnumber CPUs the awaited PE may be
  * queued behind this one on the same CPU; a yield leaves this PE runnable
  * and the scheduler may run it again at once, while a sleep on the bell
  * hands the CPU over until there is something to see.
@@ -33,7 +33,7 @@ struct sc_abort {
 };
 
 /*
- * One per node, in its first PE's segment, on a line of its own. Rings
+ * One per node, on a page the node's PEs share (mem/mem.h). Rings
  * cost a system call only while some PE sleeps, and wake every sleeper,
  * each of which looks again at what it waits for: a node runs a few PEs.
  */
@@ -65,6 +65,7 @@ struct sc_wait {
 	void *missing_ctx;
 	unsigned long steps;	/* pauses spun */
 	unsigned long yields;	/* steps after the spin */
+	unsigned long sleeps;	/* timed sleeps taken */
 	double start;
 	double next_check;
 	int lost;		/* a node PE found exited, or -1: fatal if the next poll fails too */

@@ -1,5 +1,6 @@
 /*
- * The Open MPI peer for scripts/bench-peers: MPI_Allreduce of float32 sums,
+ * The MPI peers for scripts/bench-peers (built once with Open MPI's mpicc, once
+ * with MPICH's): MPI_Allreduce of float32 sums,
  * timed as shmemcomm-perf times ours (buffers touched first, a round of warm-up, the
  * slowest rank's time per call, the median of the rounds).
  *   mpirun -np N mpi_allreduce MIN_BYTES MAX_BYTES FACTOR ITERS ROUNDS
