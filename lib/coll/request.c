@@ -480,7 +480,7 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 		r->result_staged = !symmetric_here(r, a->dest, dst_bytes);
 		sc_coll_register(r, src_bytes, dst_bytes);
 	}
-	r->stream = dst_bytes >= sc.coll.stream_min;
+	r->stream = sc_coll_streams(dst_bytes, t->size);
 	line = 64 / r->elem ? 64 / r->elem : 1;
 	r->pair.big_buffers = sc_coll_pairwise(r->algo) && t->slot == SC_SLOT_WORLD;
 	if (sc_coll_pairwise(r->algo)) {

@@ -60,6 +60,37 @@ const char *sc_coll_algo_name(int algo)
 	return algo >= 0 && algo < SC_ALGO_COUNT ? algo_names[algo] : "pipeline";
 }
 
+/* The last-level cache, as the kernel reports it (sysconf is 0 in some VMs); 0 if unknown. */
+static size_t last_level_cache(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+	unsigned long size = 0;
+	char unit = 0;
+
+	if (f && fscanf(f, "%lu%c", &size, &unit) < 1)
+		size = 0;
+	if (f)
+		fclose(f);
+	return unit == 'M' ? size << 20 : unit == 'K' ? size << 10 : size;
+}
+
+/*
+ * Whether a collective writes @dst_bytes of results a member on a team of
+ * @members with streaming stores: where every member's inputs and results
+ * (2 x members x bytes) outgrow the last-level cache, a cached store would
+ * first read a line that is not there; or from SHMEMCOMM_COLL_STREAM_MIN.
+ * Without a cache size, 16 MiB (measured on this machine kind: streaming
+ * from 16 MiB at 2 PEs; 2 x 2 x 16 MiB is past its 32 MiB).
+ */
+int sc_coll_streams(size_t dst_bytes, int members)
+{
+	if (sc.coll.stream_min != SIZE_MAX)
+		return dst_bytes >= sc.coll.stream_min;
+	if (!sc.coll.cache_bytes)
+		return dst_bytes >= 16u << 20;
+	return 2 * (size_t)members * dst_bytes > sc.coll.cache_bytes;
+}
+
 int sc_coll_tune(struct sc_coll_tuning *t)
 {
 	static const int allreduce[] = { SC_ALGO_ONESHOT, SC_ALGO_RSAG, SC_ALGO_RING, SC_ALGO_RHD,
@@ -79,7 +110,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	if (sc_env_size("SHMEMCOMM_ALLREDUCE_ONESHOT_MAX", SIZE_MAX, 0, SC_COLL_SMALL_MAX,
 			&oneshot) ||
 	    sc_env_size("SHMEMCOMM_COLL_CHUNK", SC_COLL_STAGE_MAX, 4u << 10, SC_COLL_STAGE_MAX, &chunk) ||
-	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", 16u << 20, 0, UINT64_MAX, &stream) ||
+	    sc_env_size("SHMEMCOMM_COLL_STREAM_MIN", SIZE_MAX, 0, UINT64_MAX, &stream) ||
 	    sc_env_size("SHMEMCOMM_ALLREDUCE_RHD_MAX", 256u << 10, 0, UINT64_MAX, &rhd) ||
 	    sc_env_size("SHMEMCOMM_COLL_REGISTER_MIN", 64u << 10, 0, UINT64_MAX, &register_min) ||
 	    sc_env_long("SHMEMCOMM_HIER_PIPELINE", 1, 0, 1, &pipeline))
@@ -94,6 +125,7 @@ int sc_coll_tune(struct sc_coll_tuning *t)
 	t->oneshot_max = oneshot;
 	t->chunk = chunk;
 	t->stream_min = stream;
+	t->cache_bytes = last_level_cache();
 	t->rhd_max = rhd;
 	t->register_min = register_min;
 	t->hier_pipeline = (int)pipeline;

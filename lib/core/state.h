@@ -67,7 +67,8 @@ struct sc_state {
 		int broadcast_algorithm;	/* SHMEMCOMM_BROADCAST_ALGO */
 		size_t oneshot_max;	/* SHMEMCOMM_ALLREDUCE_ONESHOT_MAX, SIZE_MAX: by CPUs */
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
-		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN */
+		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN, SIZE_MAX: by the cache */
+		size_t cache_bytes;	/* the last-level cache, 0 if unknown */
 		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */
 		size_t register_min;	/* SHMEMCOMM_COLL_REGISTER_MIN */
 		int hier_pipeline;	/* SHMEMCOMM_HIER_PIPELINE */
