@@ -428,16 +428,15 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->registered[0] = r->registered[1] = NULL;
 	r->imports_held = 0;
 	r->done = 0;
+	r->elem = sc_dtype_size(a->dtype);
 	if (sc_coll_tiny_fits(a)) {
 		/* its own lines and count (tiny.c): no step, no parity, no staging */
 		r->algo = SC_ALGO_ONESHOT;
-		r->elem = sc_dtype_size(a->dtype);
 		r->nchunks = 1;
 		r->pc = PC_TINY;
 		r->tiny_call = ++t->tiny_calls;
 		return 0;
 	}
-	r->elem = sc_dtype_size(a->dtype);
 	r->nblocks = a->kind == SC_REDUCE_SCATTER || a->kind == SC_ALLTOALL ? t->size : 1;
 	r->kernel = sc_kernel((enum sc_simd)sc.coll.simd, a->dtype, a->op);
 	bytes = a->count * r->elem;
@@ -470,8 +469,6 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	 * the pairwise algorithms never read a peer's source
 	 */
 	r->src_staged = r->result_staged = 0;
-	r->registered[0] = r->registered[1] = NULL;
-	r->imports_held = 0;
 	/* one-shot copies into its own buffers: its source and dest stay where they are */
 	if (r->algo != SC_ALGO_ONESHOT) {
 		r->src_staged = !sc_coll_pairwise(r->algo) &&
@@ -515,7 +512,6 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->hier.behind = 0;
 	r->hier.chunks_behind = 0;
 	r->pc = r->algo == SC_ALGO_ONESHOT ? PC_ONESHOT : PC_STAGE;
-	r->done = 0;
 	r->parity = (unsigned)(t->coll_calls++ & 1);
 	return 0;
 }

@@ -34,39 +34,63 @@
 
 #define TAG_CALL_SHIFT 20
 
+/* Every element size's lines hold the largest call: 16-byte elements fill 48 bytes of 56. */
+_Static_assert(SC_TINY_LINES * (SC_TINY_LINE_DATA / 16 * 16) >= SC_TINY_MAX,
+	       "the lines hold SC_TINY_MAX bytes");
+
+/* What one call writes and reads: its tag, and how its bytes lie in the lines. */
+struct tiny_call {
+	uint64_t tag;		/* the call's number, bytes, dtype and op */
+	size_t bytes;
+	size_t payload;		/* data bytes a line, whole elements */
+	int nlines;
+	unsigned parity;
+};
+
 struct tiny_wait {
 	const struct sc_coll_args *a;
 	uint64_t call;
 };
+
+static struct tiny_call call_of(const struct sc_coll_args *a, uint64_t call)
+{
+	size_t elem = sc_dtype_size(a->dtype), bytes = a->count * elem;
+	size_t payload = SC_TINY_LINE_DATA / elem * elem;
+
+	return (struct tiny_call){
+		.tag = call << TAG_CALL_SHIFT | (uint64_t)a->op << 15 | (uint64_t)a->dtype << 10 |
+		       bytes,
+		.bytes = bytes,
+		.payload = payload,
+		.nlines = (int)((bytes + payload - 1) / payload),
+		.parity = (unsigned)(call & 1),
+	};
+}
+
+/* The data bytes of line @l of call @c. */
+static size_t line_bytes(const struct tiny_call *c, int l)
+{
+	size_t at = (size_t)l * c->payload;
+
+	return c->bytes - at < c->payload ? c->bytes - at : c->payload;
+}
 
 static struct sc_tiny_line *lines_of(const struct sc_team *t, int m, unsigned parity)
 {
 	return sc_internal_of(sc_team_world_pe(t, m))->tiny[t->slot][parity];
 }
 
-static size_t line_payload(size_t elem)
-{
-	return SC_TINY_LINE_DATA / elem * elem;
-}
-
 int sc_coll_tiny_fits(const struct sc_coll_args *a)
 {
 	const struct sc_team *t = a->team;
-	size_t elem, bytes;
+	size_t bytes;
 
 	if (a->kind != SC_ALLREDUCE || !t || t->my_index < 0 || t->spans ||
 	    (unsigned)a->dtype >= SC_DTYPE_ALL || (unsigned)a->op >= SC_OP_ALL || !a->count ||
 	    a->count > SC_TINY_MAX)
 		return 0;
-	elem = sc_dtype_size(a->dtype);
-	bytes = a->count * elem;
-	return bytes <= SC_TINY_MAX && bytes <= SC_TINY_LINES * line_payload(elem) &&
-	       sc_coll_pick_algo(bytes, t) == SC_ALGO_ONESHOT;
-}
-
-static uint64_t tag_of(const struct sc_coll_args *a, size_t bytes, uint64_t call)
-{
-	return call << TAG_CALL_SHIFT | (uint64_t)a->op << 15 | (uint64_t)a->dtype << 10 | bytes;
+	bytes = a->count * sc_dtype_size(a->dtype);
+	return bytes <= SC_TINY_MAX && sc_coll_pick_algo(bytes, t) == SC_ALGO_ONESHOT;
 }
 
 static void __attribute__((noreturn, cold))
@@ -94,12 +118,11 @@ static inline int line_arrived(const struct sc_coll_args *a, int m,
 
 int sc_coll_tiny_late(const struct sc_coll_args *a, uint64_t call, int *late)
 {
-	size_t elem = sc_dtype_size(a->dtype), payload = line_payload(elem);
-	int last = (int)((a->count * elem + payload - 1) / payload) - 1, n = 0;
-	uint64_t tag = tag_of(a, a->count * elem, call);
+	struct tiny_call c = call_of(a, call);
+	int n = 0;
 
 	for (int m = 0; m < a->team->size; m++)
-		if (atomic_load(&lines_of(a->team, m, (unsigned)(call & 1))[last].tag) != tag)
+		if (atomic_load(&lines_of(a->team, m, c.parity)[c.nlines - 1].tag) != c.tag)
 			late[n++] = sc_team_world_pe(a->team, m);
 	return n;
 }
@@ -113,10 +136,9 @@ static void members_missing(void *ctx, char *out, unsigned long len, const char 
 	sc_format_ranks(late, sc_coll_tiny_late(w->a, w->call, late), out, len);
 }
 
-static void wait_for_line(const struct sc_coll_args *a, int m, unsigned parity, int l,
+static void wait_for_line(const struct sc_coll_args *a, int m, const struct sc_tiny_line *line,
 			  uint64_t tag)
 {
-	const struct sc_tiny_line *line = &lines_of(a->team, m, parity)[l];
 	struct tiny_wait waited = { a, tag >> TAG_CALL_SHIFT };
 	struct sc_wait wait;
 
@@ -131,63 +153,54 @@ static void wait_for_line(const struct sc_coll_args *a, int m, unsigned parity, 
 }
 
 /*
- * Member @m's lines of the call, once all have arrived (NULL if one has not
+ * Member @m's lines of call @c, once all have arrived (NULL if one has not
  * and !@block); the data gathered into @into past one line.
  */
-static const void *input_of(const struct sc_coll_args *a, int m, unsigned parity, int nlines,
-			    size_t payload, size_t bytes, uint64_t tag, int block, char *into)
+static const void *input_of(const struct sc_coll_args *a, int m, const struct tiny_call *c,
+			    int block, char *into)
 {
-	const struct sc_tiny_line *lines = lines_of(a->team, m, parity);
+	const struct sc_tiny_line *lines = lines_of(a->team, m, c->parity);
 
 	/*
 	 * the last line's tag first: its release covers the lines written
 	 * before it, whose misses then overlap, where waiting on each line in
 	 * turn pulls each from the writer as it writes the next
 	 */
-	for (int l = nlines - 1; l >= 0; l--) {
-		if (m == a->team->my_index || line_arrived(a, m, &lines[l], tag))
+	for (int l = c->nlines - 1; l >= 0; l--) {
+		if (m == a->team->my_index || line_arrived(a, m, &lines[l], c->tag))
 			continue;
 		if (!block)
 			return NULL;
-		wait_for_line(a, m, parity, l, tag);
+		wait_for_line(a, m, &lines[l], c->tag);
 	}
-	if (nlines == 1)
+	if (c->nlines == 1)
 		return lines[0].data;
-	for (int l = 0; l < nlines; l++) {
-		size_t at = (size_t)l * payload;
-
-		memcpy(into + at, lines[l].data, bytes - at < payload ? bytes - at : payload);
-	}
+	for (int l = 0; l < c->nlines; l++)
+		memcpy(into + (size_t)l * c->payload, lines[l].data, line_bytes(c, l));
 	return into;
 }
 
 void sc_coll_tiny_write(const struct sc_coll_args *a, uint64_t call)
 {
-	size_t elem = sc_dtype_size(a->dtype), payload = line_payload(elem);
-	size_t bytes = a->count * elem;
-	uint64_t tag = tag_of(a, bytes, call);
-	struct sc_tiny_line *mine = lines_of(a->team, a->team->my_index, (unsigned)(call & 1));
+	struct tiny_call c = call_of(a, call);
+	struct sc_tiny_line *mine = lines_of(a->team, a->team->my_index, c.parity);
 
-	for (size_t at = 0, l = 0; at < bytes; at += payload, l++) {
-		memcpy(mine[l].data, (const char *)a->source + at,
-		       bytes - at < payload ? bytes - at : payload);
-		atomic_store_explicit(&mine[l].tag, tag, memory_order_release);
+	for (int l = 0; l < c.nlines; l++) {
+		memcpy(mine[l].data, (const char *)a->source + (size_t)l * c.payload,
+		       line_bytes(&c, l));
+		atomic_store_explicit(&mine[l].tag, c.tag, memory_order_release);
 	}
 }
 
 int sc_coll_tiny_reduce(const struct sc_coll_args *a, uint64_t call, int block)
 {
+	struct tiny_call c = call_of(a, call);
 	int n = a->team->size;
-	size_t elem = sc_dtype_size(a->dtype), payload = line_payload(elem);
-	size_t bytes = a->count * elem;
-	int nlines = (int)((bytes + payload - 1) / payload);
-	uint64_t tag = tag_of(a, bytes, call);
-	char gathered[nlines > 1 ? n : 1][nlines > 1 ? SC_TINY_MAX : 1];
+	char gathered[c.nlines > 1 ? n : 1][c.nlines > 1 ? SC_TINY_MAX : 1];
 	const void *in[n];
 
 	for (int m = 0; m < n; m++) {
-		in[m] = input_of(a, m, (unsigned)(call & 1), nlines, payload, bytes, tag, block,
-				 gathered[m]);
+		in[m] = input_of(a, m, &c, block, gathered[m]);
 		if (!in[m])
 			return 0;
 	}

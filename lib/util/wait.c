@@ -75,9 +75,9 @@ static void check_abort(void)
 	}
 }
 
-int sc_wait_init(int shared)
+int sc_wait_init(int cpus_shared)
 {
-	long fallback = shared ? SPIN_US_SHARED : SPIN_US_ALONE, us;
+	long fallback = cpus_shared ? SPIN_US_SHARED : SPIN_US_ALONE, us;
 
 	if (sc_env_long("SHMEMCOMM_SPIN_US", fallback, 0, 1000000, &us))
 		return -1;

@@ -11,10 +11,10 @@
  * A wait whose condition only node peers change, each followed by
  * sc_wait_ring, is rung (sc_wait_rung): past its yields it sleeps on the
  * node's bell, a futex that the writer wakes, instead of sleeping for set
- * times. Where PEs outnumber CPUs the awaited PE may be
- * queued behind this one on the same CPU; a yield leaves this PE runnable
- * and the scheduler may run it again at once, while a sleep on the bell
- * hands the CPU over until there is something to see.
+ * times, so that a long wait ends when the writer arrives, not up to a
+ * millisecond later. The yields stay first even where PEs outnumber CPUs:
+ * a yield hands the CPU to a runnable peer at once, where sleeping at once
+ * left this VM's vCPUs idle and slow to wake (docs/architecture.md).
  *
  * What a wait watches (this PE's stop word, its node's PEs and bell, the
  * timeout) is handed over once at init, so that every layer from the NIC
