@@ -57,47 +57,87 @@ void sc_globals_range(char **start, size_t *size)
 	*size = r.hi > r.lo ? r.hi - r.lo : 0;
 }
 
-/* the range, for the fork handler (set once, before any fork can see it) */
+/* the range, for the fork handlers (set once, before any fork can see it) */
 static char *moved_start;
 static size_t moved_size;
 
 /*
- * Puts [start, start + size) back on private anonymous memory, contents
- * kept. The copy goes through a buffer of its own, not malloc: this runs
- * in a fork child, and with the data it moves. The copy back is a loop of
- * volatile words, not memcpy: the range can hold the program's lazily
- * bound PLT slots (.got.plt), which read zero until it is done.
+ * What the globals held as fork() began. A child's copy comes from here,
+ * not from the memfd, which the parent goes on writing as soon as fork
+ * returns there: Python keeps its runtime in the program's globals, and
+ * its after-fork unlocks in the parent raced the child's copy ("PyMutex_
+ * Unlock: unlocking mutex that is not locked", and a dead child). The
+ * lock keeps two threads' forks from sharing the snapshot.
  */
-static int privatize(char *start, size_t size)
-{
-	void *tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	volatile uint64_t *to = (volatile uint64_t *)start;
-	const uint64_t *from = tmp;
+static char *at_fork;
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
-	if (tmp == MAP_FAILED)
-		return -errno;
-	memcpy(tmp, start, size);
+/*
+ * Puts [start, start + size) back on private anonymous memory, holding
+ * @from's bytes (NULL: its own). A copy of its own goes through a buffer
+ * of its own, not malloc: this runs in a fork child, and with the data it
+ * moves. The copy back is a loop of volatile words, not memcpy: the range
+ * can hold the program's lazily bound PLT slots (.got.plt), which read
+ * zero until it is done.
+ */
+static int privatize(char *start, size_t size, const char *from)
+{
+	void *tmp = NULL;
+	volatile uint64_t *to = (volatile uint64_t *)start;
+	const uint64_t *words;
+
+	if (!from) {
+		tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (tmp == MAP_FAILED)
+			return -errno;
+		memcpy(tmp, start, size);
+		from = tmp;
+	}
 	if (mmap(start, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 		 -1, 0) == MAP_FAILED) {
-		munmap(tmp, size);
+		if (tmp)
+			munmap(tmp, size);
 		return -errno;
 	}
+	words = (const uint64_t *)from;
 	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
-		to[i] = from[i];
-	munmap(tmp, size);
+		to[i] = words[i];
+	if (tmp)
+		munmap(tmp, size);
 	return 0;
 }
 
-/* A child of fork gets its own globals, as without the library. */
+static void snapshot_before_fork(void)
+{
+	pthread_mutex_lock(&fork_lock);
+	if (moved_size && at_fork)
+		memcpy(at_fork, moved_start, moved_size);
+}
+
+static void unlock_in_parent(void)
+{
+	pthread_mutex_unlock(&fork_lock);
+}
+
+/* A child of fork gets its own globals, as without the library: as they were at the fork. */
 static void privatize_in_child(void)
 {
-	if (moved_size && privatize(moved_start, moved_size))
+	size_t size = moved_size;
+
+	pthread_mutex_init(&fork_lock, NULL);
+	if (!size)
+		return;
+	if (privatize(moved_start, size, at_fork))
 		_exit(127);
+	moved_size = 0;
+	if (at_fork)
+		munmap(at_fork, size);
+	at_fork = NULL;
 }
 
 static void register_fork_handler(void)
 {
-	pthread_atfork(NULL, NULL, privatize_in_child);
+	pthread_atfork(snapshot_before_fork, unlock_in_parent, privatize_in_child);
 }
 
 /*
@@ -140,6 +180,17 @@ static int memfd_globals(struct sc_globals *g, struct sc_boot *boot, const struc
 	if (err)
 		sc_error("PE %d cannot move its globals (%p, %zu bytes) onto a memfd: %s",
 			 boot->rank, (void *)g->start, g->size, strerror(-err));
+	if (!err) {
+		/* address space only, until the first fork writes it */
+		at_fork = mmap(NULL, g->size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (at_fork == MAP_FAILED) {
+			err = -errno;
+			at_fork = NULL;
+			sc_error("PE %d cannot reserve %zu bytes for its globals' copy at fork: %s",
+				 boot->rank, g->size, strerror(-err));
+		}
+	}
 	moved_start = g->start;
 	moved_size = err ? 0 : g->size;
 	if (!err)
@@ -235,8 +286,14 @@ void sc_globals_teardown(struct sc_globals *g, int npes)
 			if (g->base[pe] && g->base[pe] != g->start)
 				munmap(g->base[pe], g->size);
 		/* the program carries on with its data where it was, private */
-		if (moved_size && !privatize(moved_start, moved_size))
+		pthread_mutex_lock(&fork_lock);
+		if (moved_size && !privatize(moved_start, moved_size, NULL)) {
+			if (at_fork)
+				munmap(at_fork, moved_size);
+			at_fork = NULL;
 			moved_size = 0;
+		}
+		pthread_mutex_unlock(&fork_lock);
 	}
 	free(g->base);
 	memset(g, 0, sizeof(*g));
