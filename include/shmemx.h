@@ -83,6 +83,7 @@ int shmemx_n_local_pes(void);
  * op and root, in the same order. @dest may equal @source (in place) or
  * must not overlap it. Buffers may be anywhere: on the symmetric heap (or
  * in the globals) they are read by the peers where they are (zero copy);
+ * in this PE's buffer pool (shmemx_buffer_malloc, below) the same;
  * elsewhere they are registered (shmemx_buffer_register, below) or go
  * through the library's staging buffers, in a pipeline. Any count and any
  * alignment work. Every PE gets the same bits, run after run: each element
@@ -186,7 +187,7 @@ int shmemx_request_describe(shmemx_request_t req, char *buf, size_t len);
 int shmemx_buffer_register(void *addr, size_t bytes);
 int shmemx_buffer_unregister(void *addr);
 
-/* This PE's registration figures since init. */
+/* This PE's registration figures since init, and how its collectives' buffers went. */
 typedef struct {
 	unsigned long misses;		/* own buffers not found: registered, or tried */
 	unsigned long hits;		/* own buffers found registered */
@@ -197,8 +198,33 @@ typedef struct {
 	unsigned long imports;		/* node peers' buffers imported and mapped */
 	unsigned long import_hits;	/* and found mapped already */
 	size_t mapped_bytes;		/* peers' buffers mapped now */
+	unsigned long staged;		/* collectives' buffers that went through staging */
+	unsigned long pooled;		/* and those read in place in the buffer pool */
 } shmemx_buffer_stats_t;
 int shmemx_buffer_stats(shmemx_buffer_stats_t *stats);
+
+/*
+ * The buffer pool, for zero copy where buffers cannot be registered (the
+ * memfd back end) or allocated collectively (a framework's allocator): a
+ * collective's buffer in it is read and written by the node's PEs where it
+ * is, as on the heap, though each PE allocates on its own, any size, any
+ * time. Each PE's pool is a memfd of SHMEMCOMM_BUFFER_POOL bytes (by
+ * default the machine's memory on memfd and none on kmod), sparse, which
+ * its node's PEs map at init.
+ *
+ * shmemx_buffer_malloc: whole pages, page-aligned, between init and
+ * finalize; any thread. NULL after a message when there is no pool or no
+ * room. A block may outlive shmem_finalize (the pool stays until its last
+ * block is freed), and shmemx_buffer_free takes it then too. In a child
+ * of fork() the blocks are private, copy on write, as malloc'd memory.
+ * shmemx_buffer_pool_usage: the pool's bytes (0: none, or not in a job)
+ * and those in live blocks. shmemx_buffer_in_pool: whether @p lies in this
+ * process's pool (an allocator's deleter asks it, at any time).
+ */
+void *shmemx_buffer_malloc(size_t bytes);
+void shmemx_buffer_free(void *p);
+void shmemx_buffer_pool_usage(size_t *size, size_t *used);
+int shmemx_buffer_in_pool(const void *p);
 
 /* The algorithm the next allreduce of @bytes on @team would use, by name. */
 const char *shmemx_allreduce_algorithm(shmem_team_t team, size_t bytes);

@@ -55,8 +55,9 @@ static void usage(const char *why)
 		"usage: shmemcomm-perf [-t allreduce|reduce_scatter|allgather|broadcast|alltoall]\n"
 		"  [-b min bytes] [-e max bytes] [-f factor | -i step bytes] [-d dtype] [-o op]\n"
 		"  [-n iterations] [-w warm-up iterations] [-r rounds (median)] [-c 0|1 check]\n"
-		"  [-p 0|1 in place] [-s 0|1|2 buffers off the heap: 1 the same ones each call,\n"
-		"   2 mapped anew before each call (each call a first use)] [-R root]\n"
+		"  [-p 0|1 in place] [-s 0|1|2|3 buffers off the heap: 1 the same ones each call,\n"
+		"   2 mapped anew before each call (each call a first use), 3 from the buffer pool\n"
+		"   (shmemx_buffer_malloc)] [-R root]\n"
 		"  [-a bytes: buffers that many bytes past a 64-byte boundary]\n"
 		"sizes take k, m, g suffixes; dtypes: fp32 fp64 fp16 bf16 int8..int64 uint8..uint64,\n"
 		"  or nccl-tests' names float double half bfloat16;\n"
@@ -289,7 +290,7 @@ int main(int argc, char **argv)
 		case 'r': o.rounds = (int)whole(optarg, "-r", 1, 1000); break;
 		case 'c': o.check = (int)whole(optarg, "-c", 0, 1); break;
 		case 'p': o.in_place = (int)whole(optarg, "-p", 0, 1); break;
-		case 's': o.staged = (int)whole(optarg, "-s", 0, 2); break;
+		case 's': o.staged = (int)whole(optarg, "-s", 0, 3); break;
 		case 'R': o.root = (int)whole(optarg, "-R", 0, 1 << 20); break;
 		case 'a': o.misalign = (size_t)whole(optarg, "-a", 0, 63); break;
 		default: usage(NULL);
@@ -307,7 +308,10 @@ int main(int argc, char **argv)
 	}
 	max_total = o.max_bytes + (size_t)n * elem + 64;
 	max_total = (max_total + 4095) / 4096 * 4096;
-	if (o.staged) {
+	if (o.staged == 3) {
+		src_buf = shmemx_buffer_malloc(max_total);
+		dst_buf = shmemx_buffer_malloc(max_total);
+	} else if (o.staged) {
 		src_buf = map_anew(NULL, max_total);
 		dst_buf = map_anew(NULL, max_total);
 	} else {
@@ -329,6 +333,7 @@ int main(int argc, char **argv)
 	if (me == 0) {
 		printf("# shmemcomm-perf: %s on %d PEs, %s, %s buffers, %s, simd %s\n",
 		       kind_names[o.kind], n, shmemx_transport_name(),
+		       o.staged == 3 ? "buffer-pool" :
 		       o.staged == 2 ? "private, mapped anew each call," :
 		       o.staged ? "private" : "symmetric-heap",
 		       o.in_place ? "in place" : "out of place", shmemx_simd_name());

@@ -8,6 +8,8 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -246,6 +248,142 @@ at::Tensor flat_of(const at::Tensor &t)
 
 void heap_tensors_leave_heap();
 
+// Ordinary CPU tensors in the library's buffer pool (shmemx_buffer_malloc),
+// so that collectives read and write them in place, with no staging, on the
+// memfd back end too: torch's CPU allocator, replaced while the default
+// group is up. Tensors of SHMEMCOMM_TORCH_POOL_MIN bytes or more come from
+// the pool; smaller ones, and all where the pool is full, missing (kmod,
+// where tensors are registered instead) or private (a fork child), from the
+// allocator it replaced. The raw interface is kept: every DataPtr handed out
+// has the one deleter, which asks the library whose block it is.
+class PoolAllocator final : public c10::Allocator {
+public:
+	static PoolAllocator &get()
+	{
+		static PoolAllocator one;
+		return one;
+	}
+
+	// Before init: false, with @error, for a bad SHMEMCOMM_TORCH_POOL_MIN.
+	bool configure(std::string &error)
+	{
+		return parse_min(error);
+	}
+
+	// After init, where the job has a pool.
+	void install()
+	{
+		size_t size, used;
+
+		shmemx_buffer_pool_usage(&size, &used);
+		if (!size || installed_)
+			return;
+		previous_ = c10::GetCPUAllocator();
+		previous_raw_ = previous_->raw_deleter();
+		c10::SetCPUAllocator(this, kPriority);
+		installed_ = true;
+	}
+
+	// Before finalize: later tensors come from the allocator it replaced;
+	// the pool's live tensors keep their blocks, which outlive the job.
+	void uninstall()
+	{
+		if (!installed_)
+			return;
+		c10::SetCPUAllocator(previous_, kPriority);
+		installed_ = false;
+	}
+
+	c10::DataPtr allocate(size_t n) override
+	{
+		if (n >= min_ && room_for(n)) {
+			void *p = shmemx_buffer_malloc(n);
+
+			if (p)
+				return { p, p, &delete_any, c10::Device(c10::DeviceType::CPU) };
+		}
+		c10::DataPtr d = previous_->allocate(n);
+		// re-wrapped under the one deleter, which passes it back
+		if (previous_raw_ && d.get() == d.get_context() && d.get_deleter() == previous_raw_) {
+			void *p = d.release_context();
+
+			return { p, p, &delete_any, c10::Device(c10::DeviceType::CPU) };
+		}
+		return d;
+	}
+
+	c10::DeleterFnPtr raw_deleter() const override
+	{
+		return previous_raw_ ? &delete_any : nullptr;
+	}
+
+	void copy_data(void *dest, const void *src, std::size_t count) const override
+	{
+		default_copy_data(dest, src, count);
+	}
+
+	size_t min_bytes() const
+	{
+		return min_;
+	}
+
+private:
+	// above the default CPU allocator's 0, so that it takes over; the same to hand back
+	static constexpr uint8_t kPriority = 10;
+
+	static void delete_any(void *p)
+	{
+		if (shmemx_buffer_in_pool(p))
+			shmemx_buffer_free(p);
+		else if (p)
+			get().previous_raw_(p);
+	}
+
+	// Full: the library would say so on every call; the allocator it replaced takes it, once said.
+	bool room_for(size_t n)
+	{
+		size_t size, used;
+
+		shmemx_buffer_pool_usage(&size, &used);
+		if (size && used <= size && n <= size - used)
+			return true;
+		if (size && !said_full_.exchange(true))
+			fprintf(stderr, "shmemcomm: the buffer pool is full (%zu of %zu bytes in use; SHMEMCOMM_BUFFER_POOL): tensors that do not fit are allocated as without shmemcomm, and their collectives stage them\n",
+				used, size);
+		return false;
+	}
+
+	bool parse_min(std::string &error)
+	{
+		const char *text = getenv("SHMEMCOMM_TORCH_POOL_MIN");
+		char *end;
+
+		if (!text || !*text)
+			return true;
+		unsigned long long v = strtoull(text, &end, 10);
+		unsigned long long unit = 1;
+		switch (*end) {
+		case 'k': case 'K': unit = 1ull << 10; end++; break;
+		case 'm': case 'M': unit = 1ull << 20; end++; break;
+		case 'g': case 'G': unit = 1ull << 30; end++; break;
+		default: break;
+		}
+		if (text[0] == '-' || end == text || *end || v > (1ull << 40) / unit) {
+			error = std::string("SHMEMCOMM_TORCH_POOL_MIN=") + text +
+				" is not a size in bytes up to 1 TiB (a number, with k, m or g)";
+			return false;
+		}
+		min_ = static_cast<size_t>(v * unit);
+		return true;
+	}
+
+	c10::Allocator *previous_ = nullptr;
+	c10::DeleterFnPtr previous_raw_ = nullptr;
+	size_t min_ = 64 << 10;
+	bool installed_ = false;
+	std::atomic<bool> said_full_{ false };
+};
+
 class ProcessGroupShmemcomm : public c10d::Backend {
 public:
 	ProcessGroupShmemcomm(const c10::intrusive_ptr<c10d::Store> &store, int rank, int size,
@@ -268,11 +406,14 @@ public:
 						 store_allgather };
 		if (world) {
 			TORCH_CHECK(!initialized(), "shmemcomm: a second default process group in one process: shmemcomm initializes once per process (destroy_process_group ends it for good)");
+			std::string why;
+			TORCH_CHECK(PoolAllocator::get().configure(why), "shmemcomm: ", why);
 			TORCH_CHECK(sct_engine_start(error, sizeof(error)) == 0, "shmemcomm: ", error);
 			if (sct_engine_call(init_call, this, error, sizeof(error))) {
 				sct_engine_stop();
 				TORCH_CHECK(false, "shmemcomm: init failed: ", error);
 			}
+			PoolAllocator::get().install();
 			team_ = SHMEM_TEAM_WORLD;
 			owns_library_ = true;
 			world_timeout() = timeout_;
@@ -695,6 +836,7 @@ private:
 
 	static const char *finalize_call(void *)
 	{
+		PoolAllocator::get().uninstall();
 		heap_tensors_leave_heap();
 		shmem_finalize();
 		return nullptr;
@@ -1065,6 +1207,8 @@ py::dict buffer_stats()
 	d["imports"] = r.stats.imports;
 	d["import_hits"] = r.stats.import_hits;
 	d["mapped_bytes"] = r.stats.mapped_bytes;
+	d["staged"] = r.stats.staged;
+	d["pooled"] = r.stats.pooled;
 	return d;
 }
 
@@ -1094,6 +1238,20 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 		return t.has_storage() && t.storage().data() &&
 		       sct_heap_contains(t.storage().data(), t.storage().nbytes());
 	}, "Whether the tensor's memory is a block of the symmetric heap");
+	m.def("is_pooled", [](const at::Tensor &t) {
+		return t.has_storage() && t.storage().data() &&
+		       shmemx_buffer_in_pool(t.storage().data());
+	}, "Whether the tensor's memory is a block of the library's buffer pool");
+	m.def("pool_usage", []() {
+		size_t size, used;
+		py::dict d;
+
+		shmemx_buffer_pool_usage(&size, &used);
+		d["size"] = size;
+		d["used"] = used;
+		d["min"] = PoolAllocator::get().min_bytes();
+		return d;
+	}, "The buffer pool's bytes (0: none), those in live blocks, and the smallest tensor it takes");
 	m.def("heap_usage", []() {
 		unsigned blocks;
 		size_t bytes;

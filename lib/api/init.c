@@ -16,6 +16,7 @@
 #include "api/team.h"
 #include "coll/coll.h"
 #include "core/peer.h"
+#include "core/pool.h"
 #include "core/state.h"
 #include "shmem.h"
 #include "shmemx.h"
@@ -152,6 +153,8 @@ static int init(const shmemx_init_attr_t *attr)
 		goto free_node;
 	if (sc_heap_init(&sc.heap, sc.heap_size))
 		goto teardown_mem;
+	if (sc_pool_setup(kind, &sc.boot, &sc.node))
+		goto teardown_pool;
 	mine = sc_internal_of(sc.me);
 	sc_wait_watch(&(struct sc_wait_watch){
 		.me = sc.me, .timeout = sc.timeout, .abort = &mine->abort,
@@ -172,7 +175,7 @@ static int init(const shmemx_init_attr_t *attr)
 		if (segment.dmabuf_fd >= 0)
 			close(segment.dmabuf_fd);
 		if (err)
-			goto destroy_heap;
+			goto teardown_pool;
 	}
 	sc_teams_init();
 	/* everyone has mapped everyone before anyone writes */
@@ -190,7 +193,8 @@ static int init(const shmemx_init_attr_t *attr)
 teardown_net:
 	if (sc.net.active)
 		sc_net_teardown(&sc.net);
-destroy_heap:
+teardown_pool:
+	sc_pool_teardown();
 	sc_heap_destroy(&sc.heap);
 teardown_mem:
 	sc_mem_teardown(&sc.mem);
@@ -254,6 +258,7 @@ void shmem_finalize(void)
 	sc_heap_destroy(&sc.heap);
 	if (sc.net.active)
 		sc_net_teardown(&sc.net);
+	sc_pool_teardown();
 	sc_mem_teardown(&sc.mem);
 	sc_node_free(&sc.node);
 	sc_boot_close(&sc.boot);

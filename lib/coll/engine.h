@@ -35,6 +35,8 @@ const char *sc_coll_algo_variable(enum sc_coll_kind kind);
 
 /* request.c: the stages */
 int sc_coll_pairwise(int algo);
+/* Collectives' buffers staged, and read in place in the buffer pool, since init. */
+void sc_coll_buffer_counts(unsigned long *staged, unsigned long *pooled);
 int sc_coll_reached(const struct shmemx_request *r, int block);
 
 /* The collective slot of member @member of the request's team, where it is mapped. */

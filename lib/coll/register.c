@@ -175,6 +175,7 @@ int shmemx_buffer_stats(shmemx_buffer_stats_t *stats)
 		.evictions = own->evictions, .entries = sc_regcache_entries(own),
 		.pinned_bytes = own->bytes,
 	};
+	sc_coll_buffer_counts(&stats->staged, &stats->pooled);
 	for (int pe = 0; sc.mem.imports && pe < sc.npes; pe++) {
 		stats->imports += sc.mem.imports[pe].misses;
 		stats->import_hits += sc.mem.imports[pe].hits;

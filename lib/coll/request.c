@@ -6,6 +6,7 @@
 
 #include "coll/engine.h"
 #include "core/peer.h"
+#include "core/pool.h"
 #include "sync/sync.h"
 #include "util/log.h"
 #include "util/ranks.h"
@@ -189,6 +190,8 @@ static uint64_t where_is(const void *p, int staged, const struct sc_regcache_ent
 		return (uint64_t)((uintptr_t)p - registered->start);
 	if (sc_heap_contains(p, 0))
 		return (uint64_t)((const char *)p - (const char *)sc.mem.base[sc.me]);
+	if (sc_pool_contains(p, 0))
+		return sc.mem.size + sc.mem.globals.size + sc_pool_offset(p);
 	return sc.mem.size + (uint64_t)((const char *)p - sc.mem.globals.start);
 }
 
@@ -403,15 +406,27 @@ static int valid_args(const struct sc_coll_args *a)
 	return 1;
 }
 
+/* Buffers of the collectives since init (shmemx_buffer_stats). */
+static unsigned long buffers_staged, buffers_pooled;
+
+void sc_coll_buffer_counts(unsigned long *staged, unsigned long *pooled)
+{
+	*staged = buffers_staged;
+	*pooled = buffers_pooled;
+}
+
 /*
  * Whether the members can reach [p, p + len) where it is: on the heap; or
- * in the globals, on a node (the steps across nodes name buffers by their
- * address in the segment, which the globals are not in).
+ * in the globals or this PE's buffer pool, on a node (the steps across
+ * nodes name buffers by their address in the segment, which neither is in,
+ * and the pairwise algorithms by an offset symmetric on every PE, which the
+ * pool's are not).
  */
-static inline int symmetric_here(const struct shmemx_request *r, const void *p, size_t len)
+static inline int reachable_here(const struct shmemx_request *r, const void *p, size_t len)
 {
 	return sc_heap_contains(p, len) ||
-	       (!r->spans && !sc_coll_pairwise(r->algo) && sc_globals_contain(&sc.mem.globals, p, len));
+	       (!r->spans && !sc_coll_pairwise(r->algo) &&
+		(sc_globals_contain(&sc.mem.globals, p, len) || sc_pool_contains(p, len)));
 }
 
 int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
@@ -472,10 +487,14 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	/* one-shot copies into its own buffers: its source and dest stay where they are */
 	if (r->algo != SC_ALGO_ONESHOT) {
 		r->src_staged = !sc_coll_pairwise(r->algo) &&
-				(!symmetric_here(r, a->source, src_bytes) ||
+				(!reachable_here(r, a->source, src_bytes) ||
 				 (a->kind == SC_ALLTOALL && a->source == a->dest));
-		r->result_staged = !symmetric_here(r, a->dest, dst_bytes);
+		r->result_staged = !reachable_here(r, a->dest, dst_bytes);
 		sc_coll_register(r, src_bytes, dst_bytes);
+		buffers_staged += (unsigned long)(r->src_staged + r->result_staged);
+		buffers_pooled += (unsigned long)(!r->src_staged && !sc_coll_pairwise(r->algo) &&
+						  sc_pool_contains(a->source, src_bytes)) +
+				  (unsigned long)(!r->result_staged && sc_pool_contains(a->dest, dst_bytes));
 	}
 	r->stream = sc_coll_streams(dst_bytes, t->size);
 	line = 64 / r->elem ? 64 / r->elem : 1;

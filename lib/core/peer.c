@@ -3,12 +3,14 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "core/pool.h"
 #include "core/state.h"
 #include "util/log.h"
 
 /*
- * @pe's byte at symmetric @offset where it is mapped here: the segment
- * below its size, the program's globals past it; NULL off this node.
+ * @pe's byte at @offset where it is mapped here: the segment below its
+ * size, the program's globals past it (symmetric), then its buffer pool
+ * (each PE's own offsets: core/pool.h); NULL off this node.
  */
 static inline char *peer_byte(int pe, uint64_t offset)
 {
@@ -18,8 +20,14 @@ static inline char *peer_byte(int pe, uint64_t offset)
 		base = sc.mem.base[pe];
 		return base ? base + offset : NULL;
 	}
-	base = sc.mem.globals.base ? sc.mem.globals.base[pe] : NULL;
-	return base ? base + (offset - sc.mem.size) : NULL;
+	offset -= sc.mem.size;
+	if (offset < sc.mem.globals.size) {
+		base = sc.mem.globals.base ? sc.mem.globals.base[pe] : NULL;
+		return base ? base + offset : NULL;
+	}
+	offset -= sc.mem.globals.size;
+	base = sc_pool_shared.base && offset < sc_pool_shared.size ? sc_pool_shared.base[pe] : NULL;
+	return base ? base + offset : NULL;
 }
 
 void *sc_peer_view(int pe, uint64_t offset)

@@ -6,11 +6,15 @@
  * find them in the cache (hits on this PE, imports found by the peers), a
  * changed buffer is found stale and registered anew, and a buffer that
  * cannot be registered (read-only) is staged after a warning. On memfd
- * nothing is registered and shmemx_buffer_register says why. */
+ * nothing is registered and shmemx_buffer_register says why. Blocks of the
+ * buffer pool (shmemx_buffer_malloc) are read in place, none staged, at
+ * offsets that differ from PE to PE; a fork child's copy is private; a
+ * block outlives shmem_finalize. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -305,6 +309,125 @@ static void ahead(void)
 	munmap(b, LARGE);
 }
 
+/* @call (a pointer expression) returns NULL and says @want on stderr. */
+#define REFUSED_NULL(call, want)                                                  \
+	do {                                                                      \
+		struct capture said_;                                             \
+		capture_start(&said_);                                            \
+		void *ret_ = (call);                                              \
+		capture_end(&said_);                                              \
+		if (ret_ || !strstr(said_.text, want)) {                          \
+			fprintf(stderr, "PE %d: %s returned %p and said \"%s\", wanted NULL and \"%s\"\n", \
+				me, #call, ret_, said_.text, want);                \
+			shmem_global_exit(1);                                     \
+		}                                                                 \
+	} while (0)
+
+/* Whether @kind's schedule over @bytes is pairwise (ring, rhd, chain, hier). */
+static int pairwise(const char *kind, size_t bytes)
+{
+	const char *algo = shmemx_collective_algorithm(SHMEM_TEAM_WORLD, kind, bytes);
+
+	MP_CHECK(algo);
+	return !strcmp(algo, "ring") || !strcmp(algo, "rhd") || !strcmp(algo, "chain") ||
+	       !strcmp(algo, "hier");
+}
+
+static const char *const kind_names[] = {
+	"allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall",
+};
+
+/*
+ * The buffer pool. Returns a block kept past shmem_finalize (main checks
+ * it there), or NULL without a pool, where a call is refused, saying why.
+ */
+static char *pool(void)
+{
+	size_t count = LARGE / 4 / (size_t)n, size, used, used_before, page = 4096;
+	char *pad, *src, *dst, *kept;
+	shmemx_buffer_stats_t before;
+	pid_t child;
+	int status;
+
+	shmemx_buffer_pool_usage(&size, &used_before);
+	if (!size) {
+		REFUSED_NULL(shmemx_buffer_malloc(LARGE), "this job has no buffer pool");
+		return NULL;
+	}
+	REFUSED_NULL(shmemx_buffer_malloc(0), "shmemx_buffer_malloc: bytes is 0");
+	REFUSED_NULL(shmemx_buffer_malloc(size + 1), "no room for");
+	/* PE m's blocks start m + 1 pages further in than PE 0's would */
+	pad = shmemx_buffer_malloc((size_t)(me + 1) * page - 100);
+	src = shmemx_buffer_malloc(LARGE);
+	dst = shmemx_buffer_malloc(LARGE + 1);
+	MP_CHECK(pad && src && dst);
+	MP_CHECK((uintptr_t)src % page == 0 && (uintptr_t)dst % page == 0);
+	shmemx_buffer_pool_usage(&size, &used);
+	MP_CHECK(used == used_before + (size_t)(me + 1) * page + LARGE + LARGE + page);
+
+	for (enum kind k = ALLREDUCE; k <= ALLTOALL; k++) {
+		size_t bytes = k == ALLREDUCE || k == BROADCAST ? count * 4 : count * 4 * (size_t)n;
+		int pw = pairwise(kind_names[k], bytes);
+
+		before = stats();
+		run(k, dst, src, count, "the buffer pool");
+		run(k, dst + 64, src + 4, count - 17, "the buffer pool, misaligned");
+		/*
+		 * source and dest in place, twice; the pairwise schedules name
+		 * buffers by offsets symmetric on every PE, which the pool's are
+		 * not: their results stage (their sources are only read here)
+		 */
+		if (stats().staged != before.staged + (pw ? 2u : 0u) ||
+		    stats().pooled != before.pooled + (pw ? 0u : 4u)) {
+			fprintf(stderr, "PE %d: %s (%s) on the buffer pool: %lu staged and %lu in place, wanted %u and %u\n",
+				me, kind_names[k], shmemx_collective_algorithm(SHMEM_TEAM_WORLD, kind_names[k], bytes),
+				stats().staged - before.staged, stats().pooled - before.pooled,
+				pw ? 2u : 0u, pw ? 0u : 4u);
+			shmem_global_exit(1);
+		}
+	}
+	before = stats();
+	run(ALLREDUCE, src, src, count, "the buffer pool, in place");
+	if (!pairwise("allreduce", count * 4))
+		MP_CHECK(stats().staged == before.staged && stats().pooled == before.pooled + 2);
+
+	/* a child of fork writes its copy, and the parent's block keeps its data */
+	memset(dst, 0x11, LARGE);
+	child = fork();
+	MP_CHECK(child >= 0);
+	if (child == 0) {
+		struct capture said;
+		void *p;
+
+		memset(dst, 0x22, LARGE);
+		capture_start(&said);
+		p = shmemx_buffer_malloc(page);
+		capture_end(&said);
+		_exit(dst[LARGE - 1] == 0x22 && !p && strstr(said.text, "a child of fork()") ? 0 : 1);
+	}
+	MP_CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		 WEXITSTATUS(status) == 0);
+	for (size_t i = 0; i < LARGE; i += 4093)
+		MP_CHECK(dst[i] == 0x11);
+
+	{
+		struct capture said;
+
+		capture_start(&said);
+		shmemx_buffer_free(src + 1);
+		capture_end(&said);
+		MP_CHECK(strstr(said.text, "is not the start of a live block"));
+	}
+	shmemx_buffer_free(src);
+	shmemx_buffer_free(pad);
+	shmemx_buffer_free(NULL);
+	kept = dst;
+	memset(kept, 0x33, LARGE);
+	shmemx_buffer_pool_usage(&size, &used);
+	MP_CHECK(used == used_before + LARGE + page);
+	return kept;
+}
+
 /* A source that cannot be registered writable (read-only memory) is staged, with a warning. */
 static void read_only_source(void)
 {
@@ -330,6 +453,8 @@ static void read_only_source(void)
 int main(void)
 {
 	shmemx_buffer_stats_t end;
+	size_t pool_size, pool_used;
+	char *kept;
 
 	shmem_init();
 	me = shmem_my_pe();
@@ -340,6 +465,7 @@ int main(void)
 	in_place_blocks();
 	every_memory();
 	ahead();
+	kept = pool();
 	if (single)
 		read_only_source();
 	end = stats();
@@ -349,9 +475,17 @@ int main(void)
 		MP_CHECK(end.misses == 0 && end.hits == 0 && end.imports == 0);
 	shmem_barrier_all();
 	if (me == 0)
-		printf("offheap: %d PEs on %s: %lu registrations tried, %lu hits, %lu stale, %lu evicted, %lu imports, %lu import hits (PE 0)\n",
+		printf("offheap: %d PEs on %s: %lu registrations tried, %lu hits, %lu stale, %lu evicted, %lu imports, %lu import hits; buffers %lu staged, %lu in the pool (PE 0)\n",
 		       n, shmemx_transport_name(), end.misses, end.hits, end.stale, end.evictions,
-		       end.imports, end.import_hits);
+		       end.imports, end.import_hits, end.staged, end.pooled);
 	shmem_finalize();
+	/* a pool block outlives the job, and goes with the pool after it */
+	if (kept) {
+		for (size_t i = 0; i < LARGE; i += 4093)
+			MP_CHECK(kept[i] == 0x33);
+		shmemx_buffer_free(kept);
+		shmemx_buffer_pool_usage(&pool_size, &pool_used);
+		MP_CHECK(pool_size == 0 && pool_used == 0);
+	}
 	return 0;
 }

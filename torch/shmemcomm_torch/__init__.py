@@ -12,7 +12,8 @@ import torch.distributed as dist
 
 from . import _C
 
-__all__ = ["ProcessGroupShmemcomm", "buffer_stats", "empty", "heap_usage", "is_symmetric", "transport"]
+__all__ = ["ProcessGroupShmemcomm", "buffer_stats", "empty", "heap_usage", "is_pooled", "is_symmetric",
+           "pool_usage", "transport"]
 
 ProcessGroupShmemcomm = _C.ProcessGroupShmemcomm
 
@@ -20,8 +21,24 @@ ProcessGroupShmemcomm = _C.ProcessGroupShmemcomm
 def buffer_stats():
     """This process's registration figures since init (kmod back end): tensors
     registered (misses), found registered (hits), peers' tensors mapped
-    (imports, import_hits), ... as shmemx_buffer_stats counts them."""
+    (imports, import_hits), ... as shmemx_buffer_stats counts them; and the
+    collectives' buffers that went through staging (staged) or were read in
+    place in the buffer pool (pooled)."""
     return _C.buffer_stats()
+
+
+def is_pooled(tensor):
+    """Whether the tensor's memory is in the library's buffer pool: while the
+    default group is up, CPU tensors of pool_usage()["min"] bytes or more are
+    allocated there (memfd back end), and collectives read them in place."""
+    return _C.is_pooled(tensor)
+
+
+def pool_usage():
+    """The buffer pool: its "size" (0: none, as on kmod, or after
+    destroy_process_group), the bytes "used" by live tensors, and "min", the
+    smallest tensor it takes (SHMEMCOMM_TORCH_POOL_MIN)."""
+    return _C.pool_usage()
 
 
 def empty(*size, dtype=None):
