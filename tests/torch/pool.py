@@ -5,7 +5,7 @@ come from the library's pool, and collectives read and write them in place
 launch.py at 2 and 4 ranks.
 
     pool.py          placement, collectives in place, a fork child's private copy,
-                     data kept past destroy_process_group
+                     DataLoader workers (forked), data kept past destroy_process_group
     pool.py ddp      DDP's gradient buckets are pooled and synced in place (its own
                      run: DDP's reducer holds the group, so the library, past destroy)
     pool.py full     SHMEMCOMM_BUFFER_POOL=8m: a tensor past it comes from torch's
@@ -118,6 +118,16 @@ def fork_child(me):
     expect(torch.equal(t, torch.full_like(t, 11.0)), "a fork child's write reached the parent's pooled tensor")
 
 
+def data_loader(me):
+    """DataLoader workers are fork children of a process on memfd: their batches arrive whole."""
+    data = torch.arange(64 * 4096, dtype=torch.float32).reshape(64, 4096) + me
+    expect(shmemcomm_torch.is_pooled(data), "the DataLoader's dataset is not pooled")
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(data), batch_size=8,
+                                         num_workers=2, multiprocessing_context="fork")
+    total = sum(batch.sum().item() for (batch,) in loader)
+    expect(total == data.sum().item(), f"the DataLoader's batches sum to {total}, not {data.sum().item()}")
+
+
 def survives_destroy(me):
     t = torch.arange(MiB, dtype=torch.int32) * (me + 1)
     expect(shmemcomm_torch.is_pooled(t), "the tensor for the destroy test is not pooled")
@@ -175,6 +185,7 @@ def main():
     placement()
     collectives(me, n)
     fork_child(me)
+    data_loader(me)
     survives_destroy(me)
     if me == 0:
         print(f"pool: {checks.made} checks passed on {n} ranks")
