@@ -168,9 +168,9 @@ static int pool_size(enum sc_mem_kind kind, size_t *size)
 
 int sc_pool_setup(enum sc_mem_kind kind, struct sc_boot *boot, const struct sc_node *node)
 {
-	int *fds = NULL, *ready = NULL, err, ok;
 	void **base;
 	size_t size;
+	int err;
 
 	err = pool_size(kind, &size);
 	if (!err)
@@ -187,30 +187,7 @@ int sc_pool_setup(enum sc_mem_kind kind, struct sc_boot *boot, const struct sc_n
 		base[boot->rank] = pool.start;
 	}
 	pthread_mutex_unlock(&pool.lock);
-
-	/* every PE made its pool, or every PE stops: the exchange waits for all */
-	fds = calloc((size_t)node->local_size, sizeof(int));
-	ready = calloc((size_t)boot->size, sizeof(int));
-	for (int i = 0; fds && i < node->local_size; i++)
-		fds[i] = -1;
-	ok = !err && fds && ready;
-	if (!ready || sc_boot_allgather(boot, &ok, sizeof(ok), ready))
-		err = err ? err : -EIO;
-	for (int pe = 0; pe < boot->size && !err; pe++)
-		if (!ready[pe]) {
-			sc_error("PE %d cannot map PE %d's buffer pool: PE %d could not make it",
-				 boot->rank, pe, pe);
-			err = -EIO;
-		}
-	if (!err)
-		err = sc_memfd_exchange(pool.fd, boot, node, fds);
-	if (!err)
-		err = sc_memfd_map_node(fds, size, 0, boot, node, 1, base, "buffer pool");
-	for (int i = 0; fds && i < node->local_size; i++)
-		if (fds[i] >= 0 && fds[i] != pool.fd)
-			close(fds[i]);
-	free(fds);
-	free(ready);
+	err = sc_memfd_share_on_node(pool.fd, err, size, boot, node, base, "buffer pool");
 	pool.npes = boot->size;
 	/* the peers' mappings made before a failure go at sc_pool_teardown */
 	sc_pool_shared = (struct sc_pool_span){ err ? NULL : pool.start, err ? 0 : pool.size, base };

@@ -165,17 +165,8 @@ static int move_onto_memfd(char *start, size_t size, int *fd_out)
 static int memfd_globals(struct sc_globals *g, struct sc_boot *boot, const struct sc_node *node)
 {
 	static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
-	int *fds = calloc((size_t)node->local_size, sizeof(int));
-	int *moved = calloc((size_t)boot->size, sizeof(int));
-	int fd = -1, err, ok;
+	int fd = -1, err;
 
-	if (!fds || !moved) {
-		free(fds);
-		free(moved);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < node->local_size; i++)
-		fds[i] = -1;
 	err = move_onto_memfd(g->start, g->size, &fd);
 	if (err)
 		sc_error("PE %d cannot move its globals (%p, %zu bytes) onto a memfd: %s",
@@ -195,31 +186,9 @@ static int memfd_globals(struct sc_globals *g, struct sc_boot *boot, const struc
 	moved_size = err ? 0 : g->size;
 	if (!err)
 		pthread_once(&fork_handler_once, register_fork_handler);
-	/*
-	 * Everyone moved, or everyone stops; and once all are here, the heap's
-	 * exchange, which used the same socket names, is over everywhere.
-	 */
-	ok = !err;
-	if (sc_boot_allgather(boot, &ok, sizeof(ok), moved) && !err)
-		err = -EIO;
-	for (int pe = 0; pe < boot->size && !err; pe++)
-		if (!moved[pe]) {
-			sc_error("PE %d cannot map PE %d's globals: PE %d could not share it",
-				 boot->rank, pe, pe);
-			err = -EIO;
-		}
-	free(moved);
-	if (!err)
-		err = sc_memfd_exchange(fd, boot, node, fds);
-	if (!err)
-		err = sc_memfd_map_node(fds, g->size, 0, boot, node, 1, g->base, "globals");
-	/* fds[] holds this PE's own fd too */
-	for (int i = 0; i < node->local_size; i++)
-		if (fds[i] >= 0 && fds[i] != fd)
-			close(fds[i]);
+	err = sc_memfd_share_on_node(fd, err, g->size, boot, node, g->base, "globals");
 	if (fd >= 0)
 		close(fd);
-	free(fds);
 	return err;
 }
 

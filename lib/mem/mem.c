@@ -148,6 +148,40 @@ int sc_memfd_map_node(const int *fds, size_t size, size_t aligned_at, struct sc_
 	return 0;
 }
 
+int sc_memfd_share_on_node(int fd, int err, size_t size, struct sc_boot *boot,
+			   const struct sc_node *node, void **base, const char *what)
+{
+	int *fds = calloc((size_t)node->local_size, sizeof(int));
+	int *ready = calloc((size_t)boot->size, sizeof(int));
+	int ok = !err && fds && ready;
+
+	for (int i = 0; fds && i < node->local_size; i++)
+		fds[i] = -1;
+	/*
+	 * Everyone is ready, or everyone stops; and once all are here, the
+	 * exchange before, which used the same socket names, is over everywhere.
+	 */
+	if (!ready || sc_boot_allgather(boot, &ok, sizeof(ok), ready))
+		err = err ? err : -EIO;
+	for (int pe = 0; pe < boot->size && !err; pe++)
+		if (!ready[pe]) {
+			sc_error("PE %d cannot map PE %d's %s: PE %d could not share it", boot->rank,
+				 pe, what, pe);
+			err = -EIO;
+		}
+	if (!err)
+		err = sc_memfd_exchange(fd, boot, node, fds);
+	if (!err)
+		err = sc_memfd_map_node(fds, size, 0, boot, node, 1, base, what);
+	/* fds[] holds this PE's own fd too, which stays the caller's */
+	for (int i = 0; fds && i < node->local_size; i++)
+		if (fds[i] >= 0 && fds[i] != fd)
+			close(fds[i]);
+	free(fds);
+	free(ready);
+	return err;
+}
+
 static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
 {
 	struct sc_kmod_region *mine;

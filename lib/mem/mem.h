@@ -100,6 +100,16 @@ int sc_kmod_share_on_node(struct sc_kmod *dev, struct sc_kmod_region *regions, v
 int sc_memfd_map_node(const int *fds, size_t size, size_t aligned_at, struct sc_boot *boot,
 		      const struct sc_node *node, int skip_me, void **base, const char *what);
 
+/*
+ * memfd: every PE learns whether all could share their @fd (@err: this
+ * PE's failure, 0 if none; where any PE failed, every PE fails, naming
+ * it), then maps its node peers' @size bytes into @base[pe]. @what names
+ * the memory in messages. Collective over @boot; @err, or the first error.
+ * @fd stays the caller's.
+ */
+int sc_memfd_share_on_node(int fd, int err, size_t size, struct sc_boot *boot,
+			   const struct sc_node *node, void **base, const char *what);
+
 /* memfd.c: gives every PE of the node the others' fds; fds[local index]. */
 int sc_memfd_exchange(int my_fd, struct sc_boot *boot, const struct sc_node *node,
 		      int *fds);
