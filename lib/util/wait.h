@@ -94,8 +94,8 @@ void sc_wait_step(struct sc_wait *wait);
 void sc_wait_end(struct sc_wait *wait);
 /*
  * After a write that a rung wait on this node may be watching: wakes the
- * node's sleepers, if any. Costs a full fence, and a system call only when
- * some PE sleeps.
+ * node's sleepers, if any. Costs a read of the bell's line, and a system
+ * call only when some PE sleeps.
  */
 void sc_wait_ring(void);
 /*
