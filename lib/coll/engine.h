@@ -92,8 +92,18 @@ void sc_coll_oneshot_stage(struct shmemx_request *r);
 void sc_coll_oneshot_reduce(struct shmemx_request *r);
 
 /* tiny.c: the smallest allreduce on a node, on cache lines */
-/* Whether @a runs there: on a node, up to SC_TINY_MAX bytes, where one-shot would. */
-int sc_coll_tiny_fits(const struct sc_coll_args *a);
+/* Whether a team's allreduce of @bytes (1..SC_TINY_MAX) runs there: on a node, where one-shot would. */
+int sc_coll_tiny_team_fits(const struct sc_team *team, enum sc_op op, size_t bytes);
+/*
+ * Whether @a runs there. The size is looked at inline: every larger call
+ * asks too, and should pay for no call to learn that it does not.
+ */
+static inline int sc_coll_tiny_fits(const struct sc_coll_args *a)
+{
+	return a->kind == SC_ALLREDUCE && (unsigned)a->dtype < SC_DTYPE_ALL && a->count &&
+	       a->count <= SC_TINY_MAX && a->count * sc_dtype_size(a->dtype) <= SC_TINY_MAX &&
+	       sc_coll_tiny_team_fits(a->team, a->op, a->count * sc_dtype_size(a->dtype));
+}
 /* This PE's input to the team's tiny call number @call (counted from 1 in call order). */
 void sc_coll_tiny_write(const struct sc_coll_args *a, uint64_t call);
 /* Once every member's input has arrived (with @block, waits until so): the result. */

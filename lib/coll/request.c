@@ -429,7 +429,8 @@ static inline int reachable_here(const struct shmemx_request *r, const void *p, 
 		(sc_globals_contain(&sc.mem.globals, p, len) || sc_pool_contains(p, len)));
 }
 
-int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
+/* sc_coll_prepare, for a caller that has asked sc_coll_tiny_fits already (@tiny) */
+static int prepare(struct shmemx_request *r, const struct sc_coll_args *a, int tiny)
 {
 	struct sc_team *t = a->team;
 	size_t bytes, src_bytes, dst_bytes, moved, line, len;
@@ -444,7 +445,7 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	r->imports_held = 0;
 	r->done = 0;
 	r->elem = sc_dtype_size(a->dtype);
-	if (sc_coll_tiny_fits(a)) {
+	if (tiny) {
 		/* its own lines and count (tiny.c): no step, no parity, no staging */
 		r->algo = SC_ALGO_ONESHOT;
 		r->nchunks = 1;
@@ -496,7 +497,8 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 						  sc_pool_contains(a->source, src_bytes)) +
 				  (unsigned long)(!r->result_staged && sc_pool_contains(a->dest, dst_bytes));
 	}
-	r->stream = sc_coll_streams(dst_bytes, t->size);
+	/* one-shot's results are its team's smallest: never past the cache */
+	r->stream = r->algo != SC_ALGO_ONESHOT && sc_coll_streams(dst_bytes, t->size);
 	line = 64 / r->elem ? 64 / r->elem : 1;
 	r->pair.big_buffers = sc_coll_pairwise(r->algo) && t->slot == SC_SLOT_WORLD;
 	if (sc_coll_pairwise(r->algo)) {
@@ -535,6 +537,11 @@ int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
 	return 0;
 }
 
+int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a)
+{
+	return prepare(r, a, sc_coll_tiny_fits(a));
+}
+
 void sc_coll_start(struct shmemx_request *r)
 {
 	struct sc_team *t = r->a.team;
@@ -565,9 +572,10 @@ int sc_coll_run(const struct sc_coll_args *a)
 	struct shmemx_request r;
 	int n = a->team && a->team->size > 0 ? a->team->size : 1;
 	void *arrays[SC_COLL_ARRAYS_BYTES(n) / sizeof(void *)];
+	int tiny = sc_coll_tiny_fits(a);
 
 	/* with nothing queued on the team, the smallest allreduce needs no request */
-	if (sc_coll_tiny_fits(a) && !a->team->coll_head) {
+	if (tiny && !a->team->coll_head) {
 		uint64_t call;
 
 		sc_require_init(a->what);
@@ -579,7 +587,7 @@ int sc_coll_run(const struct sc_coll_args *a)
 		return 0;
 	}
 	sc_coll_place_arrays(&r, arrays, n);
-	if (sc_coll_prepare(&r, a))
+	if (prepare(&r, a, tiny))
 		return -1;
 	sc_coll_start(&r);
 	sc_coll_finish(&r);

@@ -80,17 +80,10 @@ static struct sc_tiny_line *lines_of(const struct sc_team *t, int m, unsigned pa
 	return sc_internal_of(sc_team_world_pe(t, m))->tiny[t->slot][parity];
 }
 
-int sc_coll_tiny_fits(const struct sc_coll_args *a)
+int sc_coll_tiny_team_fits(const struct sc_team *team, enum sc_op op, size_t bytes)
 {
-	const struct sc_team *t = a->team;
-	size_t bytes;
-
-	if (a->kind != SC_ALLREDUCE || !t || t->my_index < 0 || t->spans ||
-	    (unsigned)a->dtype >= SC_DTYPE_ALL || (unsigned)a->op >= SC_OP_ALL || !a->count ||
-	    a->count > SC_TINY_MAX)
-		return 0;
-	bytes = a->count * sc_dtype_size(a->dtype);
-	return bytes <= SC_TINY_MAX && sc_coll_pick_algo(bytes, t) == SC_ALGO_ONESHOT;
+	return team && team->my_index >= 0 && !team->spans && (unsigned)op < SC_OP_ALL &&
+	       sc_coll_pick_algo(bytes, team) == SC_ALGO_ONESHOT;
 }
 
 static void __attribute__((noreturn, cold))

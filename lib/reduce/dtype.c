@@ -5,29 +5,27 @@
 #include <math.h>
 #include <string.h>
 
-static const struct {
-	const char *name;
-	size_t size;
-} dtypes[SC_DTYPE_ALL] = {
-	[SC_FP32] = { "fp32", 4 },   [SC_FP64] = { "fp64", 8 },   [SC_FP16] = { "fp16", 2 },
-	[SC_BF16] = { "bf16", 2 },   [SC_INT8] = { "int8", 1 },   [SC_INT16] = { "int16", 2 },
-	[SC_INT32] = { "int32", 4 }, [SC_INT64] = { "int64", 8 }, [SC_UINT8] = { "uint8", 1 },
-	[SC_UINT16] = { "uint16", 2 }, [SC_UINT32] = { "uint32", 4 }, [SC_UINT64] = { "uint64", 8 },
-	[SC_LDOUBLE] = { "ldouble", sizeof(long double) },
+const unsigned char sc_dtype_sizes[SC_DTYPE_ALL] = {
+	[SC_FP32] = 4, [SC_FP64] = 8, [SC_FP16] = 2, [SC_BF16] = 2,
+	[SC_INT8] = 1, [SC_INT16] = 2, [SC_INT32] = 4, [SC_INT64] = 8,
+	[SC_UINT8] = 1, [SC_UINT16] = 2, [SC_UINT32] = 4, [SC_UINT64] = 8,
+	[SC_LDOUBLE] = sizeof(long double),
+};
+
+static const char *const dtype_names[SC_DTYPE_ALL] = {
+	[SC_FP32] = "fp32", [SC_FP64] = "fp64", [SC_FP16] = "fp16", [SC_BF16] = "bf16",
+	[SC_INT8] = "int8", [SC_INT16] = "int16", [SC_INT32] = "int32", [SC_INT64] = "int64",
+	[SC_UINT8] = "uint8", [SC_UINT16] = "uint16", [SC_UINT32] = "uint32",
+	[SC_UINT64] = "uint64", [SC_LDOUBLE] = "ldouble",
 };
 
 static const char *const ops[SC_OP_ALL] = {
 	"sum", "prod", "min", "max", "avg", "band", "bor", "bxor",
 };
 
-size_t sc_dtype_size(enum sc_dtype dtype)
-{
-	return dtypes[dtype].size;
-}
-
 const char *sc_dtype_name(enum sc_dtype dtype)
 {
-	return dtypes[dtype].name;
+	return dtype_names[dtype];
 }
 
 const char *sc_op_name(enum sc_op op)
@@ -38,7 +36,7 @@ const char *sc_op_name(enum sc_op op)
 int sc_dtype_parse(const char *name, enum sc_dtype *dtype)
 {
 	for (int i = 0; i < SC_DTYPE_COUNT; i++)
-		if (!strcmp(name, dtypes[i].name)) {
+		if (!strcmp(name, dtype_names[i])) {
 			*dtype = (enum sc_dtype)i;
 			return 0;
 		}

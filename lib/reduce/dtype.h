@@ -29,7 +29,12 @@ enum sc_op {
 	SC_OP_COUNT = SC_BAND	/* the training ops */
 };
 
-size_t sc_dtype_size(enum sc_dtype dtype);
+/* inline: every collective asks, several times a call, on its smallest paths */
+extern const unsigned char sc_dtype_sizes[SC_DTYPE_ALL];
+static inline size_t sc_dtype_size(enum sc_dtype dtype)
+{
+	return sc_dtype_sizes[dtype];
+}
 const char *sc_dtype_name(enum sc_dtype dtype);
 const char *sc_op_name(enum sc_op op);
 /* By name ("fp32", "bf16", "int8", ...; "sum", "avg", ...): 0 or -EINVAL. */
