@@ -24,7 +24,10 @@
  * each way at once costs 0.29-0.32 us here (shmemcomm-latency's exchange),
  * and the call, the copy in and the reduction cost 0.05 us (1 PE). Past
  * 128 B the lines lose: each is a miss of its own after the last line's
- * tag, and 512 B took 0.69 us against one-shot's 0.62.
+ * tag, and 512 B took 0.69 us against one-shot's 0.62. Where PEs outnumber
+ * CPUs the lines lose too, so they serve only where each PE has one: 4 PEs
+ * on 2 CPUs took 6.6 us at 8 B and 7.2 at 64 B, against one-shot's 5.2 and
+ * 5.4 (builds side by side, pairs of runs interleaved).
  */
 #include <string.h>
 
@@ -82,8 +85,8 @@ static struct sc_tiny_line *lines_of(const struct sc_team *t, int m, unsigned pa
 
 int sc_coll_tiny_team_fits(const struct sc_team *team, enum sc_op op, size_t bytes)
 {
-	return team && team->my_index >= 0 && !team->spans && (unsigned)op < SC_OP_ALL &&
-	       sc_coll_pick_algo(bytes, team) == SC_ALGO_ONESHOT;
+	return team && team->my_index >= 0 && !team->spans && !sc.cpus_shared &&
+	       (unsigned)op < SC_OP_ALL && sc_coll_pick_algo(bytes, team) == SC_ALGO_ONESHOT;
 }
 
 static void __attribute__((noreturn, cold))
