@@ -127,6 +127,8 @@ const char *sc_coll_algo_name(int algo);
 int sc_coll_kind_parse(const char *name);
 /* The allreduce algorithm for @bytes on @team. */
 int sc_coll_pick_algo(size_t bytes, const struct sc_team *team);
+/* Whether the smallest allreduce, of @bytes (up to SC_TINY_MAX), runs on the tiny lines. */
+int sc_coll_tiny_lines_win(size_t bytes, const struct sc_team *team);
 /* Whether results of @dst_bytes a member, on a team of @members, take streaming stores. */
 int sc_coll_streams(size_t dst_bytes, int members);
 /* The algorithm of a @kind (not allreduce) moving @bytes in all on @team; -1: the pipeline. */

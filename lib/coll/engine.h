@@ -92,7 +92,7 @@ void sc_coll_oneshot_stage(struct shmemx_request *r);
 void sc_coll_oneshot_reduce(struct shmemx_request *r);
 
 /* tiny.c: the smallest allreduce on a node, on cache lines */
-/* Whether a team's allreduce of @bytes (1..SC_TINY_MAX) runs there: on a node, where one-shot would. */
+/* Whether a team's allreduce of @bytes (1..SC_TINY_MAX) with @op runs there (tune.c decides where). */
 int sc_coll_tiny_team_fits(const struct sc_team *team, enum sc_op op, size_t bytes);
 /*
  * Whether @a runs there. The size is looked at inline: every larger call

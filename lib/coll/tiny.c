@@ -25,9 +25,8 @@
  * and the call, the copy in and the reduction cost 0.05 us (1 PE). Past
  * 128 B the lines lose: each is a miss of its own after the last line's
  * tag, and 512 B took 0.69 us against one-shot's 0.62. Where PEs outnumber
- * CPUs the lines lose too, so they serve only where each PE has one: 4 PEs
- * on 2 CPUs took 6.6 us at 8 B and 7.2 at 64 B, against one-shot's 5.2 and
- * 5.4 (builds side by side, pairs of runs interleaved).
+ * CPUs the lines lose too (sc_coll_tiny_lines_win in tune.c says where they
+ * serve).
  */
 #include <string.h>
 
@@ -85,8 +84,8 @@ static struct sc_tiny_line *lines_of(const struct sc_team *t, int m, unsigned pa
 
 int sc_coll_tiny_team_fits(const struct sc_team *team, enum sc_op op, size_t bytes)
 {
-	return team && team->my_index >= 0 && !team->spans && !sc.cpus_shared &&
-	       (unsigned)op < SC_OP_ALL && sc_coll_pick_algo(bytes, team) == SC_ALGO_ONESHOT;
+	return team && team->my_index >= 0 && (unsigned)op < SC_OP_ALL &&
+	       sc_coll_tiny_lines_win(bytes, team);
 }
 
 static void __attribute__((noreturn, cold))
