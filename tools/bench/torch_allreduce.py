@@ -7,8 +7,8 @@ shmemcomm_torch.empty (on the symmetric heap, read in place), or
 torch-alone: torch's own FakeProcessGroup, whose all_reduce moves nothing
 and completes at once, so its time per call is what torch and Python cost
 before any backend does its work (the floor of the binding's overhead).
-Its ranks cannot meet, so each times itself and rank 0 prints its own;
-where ranks outnumber cores rank 0 shares its core, as a real job's would.
+Its ranks cannot meet, so each times itself and rank 0 prints its own
+(scripts/bench-torch runs it with no more ranks than cores).
 
 Each rank is bound to a core and runs one torch thread. For each size (in
 bytes): a warm-up as long as a round, then BENCH_ROUNDS rounds (3) of
