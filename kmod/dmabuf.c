@@ -192,6 +192,7 @@ long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg)
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
 	if (!sd)
 		return -ENOMEM;
+	shmemcomm_user_settle(region);
 	sd->file = get_file(file);
 	exp_info.ops = &shmemcomm_dmabuf_ops;
 	exp_info.size = (size_t)region->nr_pages << PAGE_SHIFT;

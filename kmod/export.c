@@ -193,6 +193,7 @@ long shmemcomm_ioctl_import(void __user *uarg)
 					SHMEMCOMM_REFUSAL_NO_HANDLE :
 					SHMEMCOMM_REFUSAL_REVOKED,
 					PTR_ERR(region));
+	shmemcomm_user_settle(region);
 	if (READ_ONCE(region->stale)) {
 		shmemcomm_region_put(region);
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_STALE, -ESTALE);

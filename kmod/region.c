@@ -442,6 +442,7 @@ static long shmemcomm_ioctl_region_info(struct shmemcomm_region_file *rf,
 	info.kind = region->kind;
 	if (rf->owner)
 		info.user_start = shmemcomm_user_start(region);
+	shmemcomm_user_settle(region);
 	info.state = shmemcomm_region_export_state(region, &info.handle,
 						   &info.export_flags);
 	if (rf->owner)

@@ -29,8 +29,13 @@
 				 SHMEMCOMM_FEATURE_DMABUF | \
 				 SHMEMCOMM_FEATURE_USER_IF_BUILT)
 
-/* user-memory regions need mmu notifiers; KUnit's UML kernel lacks them */
-#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+/*
+ * User-memory regions watch the owner's range with an mmu notifier and read
+ * its page table with HMM; KUnit's UML kernel has neither.
+ */
+#define SHMEMCOMM_HAVE_USER_MEMORY \
+	(IS_ENABLED(CONFIG_MMU_NOTIFIER) && IS_ENABLED(CONFIG_HMM_MIRROR))
+#if SHMEMCOMM_HAVE_USER_MEMORY
 #define SHMEMCOMM_FEATURE_USER_IF_BUILT SHMEMCOMM_FEATURE_USER_MEMORY
 #else
 #define SHMEMCOMM_FEATURE_USER_IF_BUILT 0
@@ -229,11 +234,17 @@ long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);
 void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region);
 
 /* user.c */
-#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+#if SHMEMCOMM_HAVE_USER_MEMORY
 long shmemcomm_ioctl_create_user(void __user *uarg);
 void shmemcomm_user_release(struct shmemcomm_region *region);
 unsigned long shmemcomm_user_start(const struct shmemcomm_region *region);
 u64 shmemcomm_user_kept_events(const struct shmemcomm_region *region);
+/*
+ * Waits for a check of the owner's pages in flight, so that the stale flag
+ * read next has the verdict on every event that has ended. Process
+ * context, holding no mmap lock: the check takes the owner's.
+ */
+void shmemcomm_user_settle(struct shmemcomm_region *region);
 #else
 static inline long shmemcomm_ioctl_create_user(void __user *uarg)
 {
@@ -254,6 +265,10 @@ static inline u64
 shmemcomm_user_kept_events(const struct shmemcomm_region *region)
 {
 	return 0;
+}
+
+static inline void shmemcomm_user_settle(struct shmemcomm_region *region)
+{
 }
 #endif
 

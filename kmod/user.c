@@ -11,6 +11,16 @@
  * buffer freed and reallocated at the same address is a new region, never
  * the old pages served again.
  *
+ * Which events change the pages: munmap, mremap and exit always do; those
+ * that keep them by their kind (protection changes) or by what they hold
+ * (a migration that pinned pages make fail) never do. Every other event
+ * (a CLEAR: MADV_DONTNEED, but also khugepaged's collapse and a huge page's
+ * split, which the pinned pages make leave them where they were) is
+ * checked: a work item waits for the event to end and compares the owner's
+ * page table with the pinned pages. Until it has, the stale word is
+ * already set, so that the owner's cache registers anew rather than trust
+ * the pages, while importers carry on with pages that are still there.
+ *
  * Locking: the invalidate callback runs inside the owner's mm operations
  * (munmap, madvise, exit), possibly from reclaim, so it takes no lock that
  * is held around a memory allocation: @seq_lock (a spinlock) for the
@@ -18,18 +28,21 @@
  * under the inode's i_mmap_rwsem only. A fault that inserts a PTE under
  * the region's lock checks the flag again after inserting, so no PTE
  * outlives the zap. The dma-buf side (move_notify) takes reservation locks,
- * which notifiers must not take, so it runs from a work item.
+ * which notifiers must not take, and the check takes the owner's mmap lock,
+ * so both run from work items.
  *
  * Lifetime: the notifier takes no reference. Another process may drop the
  * last one while the owner's munmap runs the callback, so the region's
  * release removes the notifier before anything else (which waits for the
- * callback), and the callback hands the work item a reference only if the
- * count is not already zero.
+ * callback), and the callback hands a work item a reference only if the
+ * count is not already zero. Each work item holds one while queued or
+ * running, so the region outlives both.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dax.h>
 #include <linux/highmem.h>
+#include <linux/hmm.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
@@ -44,6 +57,12 @@
 #define SHMEMCOMM_PIN_BATCH	65536UL
 /* passes over the range before a create that keeps racing gives up */
 #define SHMEMCOMM_PIN_TRIES	4
+/*
+ * Pages the check reads from the owner's page table at a time. It stops at
+ * the first batch that differs, faulting in at most this many pages where
+ * the owner's were dropped.
+ */
+#define SHMEMCOMM_CHECK_BATCH	64UL
 
 /**
  * struct shmemcomm_user_pin - what a user-memory region adds to a region
@@ -53,11 +72,15 @@
  * @nr_pinned:	pages pinned so far (all of them once created)
  * @writable:	pinned with FOLL_WRITE, so dirtied when unpinned
  * @live:	created: from now on an invalidation makes the region stale
+ * @check_queued: @check_work is queued, and holds a region reference
  * @kept_events: invalidations that left the pages in place, for netlink
  * @stale_page:	the pinned page of the owner's stale word, or NULL
  * @stale_offset: the word's offset in @stale_page
  * @stale_work:	tells the region's dma-bufs, outside the notifier
- * @region:	back to the region, for @stale_work
+ * @check_work:	compares the owner's pages with the pinned ones after an
+ *		event that may have changed them
+ * @check_pfns:	what @check_work reads of the owner's page table
+ * @region:	back to the region, for the work items
  */
 struct shmemcomm_user_pin {
 	struct mmu_interval_notifier notifier;
@@ -66,10 +89,13 @@ struct shmemcomm_user_pin {
 	unsigned long nr_pinned;
 	bool writable;
 	bool live;
+	bool check_queued;
 	atomic64_t kept_events;
 	struct page *stale_page;
 	unsigned int stale_offset;
 	struct work_struct stale_work;
+	struct work_struct check_work;
+	unsigned long check_pfns[SHMEMCOMM_CHECK_BATCH];
 	struct shmemcomm_region *region;
 };
 
@@ -152,6 +178,129 @@ static void shmemcomm_user_set_stale_word(struct shmemcomm_user_pin *pin)
 	kunmap_local(word);
 }
 
+/*
+ * What going stale does once the flag is set: every mapping zapped, the
+ * word set, and the dma-bufs told from a work item.
+ */
+static void shmemcomm_user_zap(struct shmemcomm_user_pin *pin)
+{
+	struct shmemcomm_region *region = pin->region;
+
+	/* pairs with shmemcomm_fault_pfns's, between its insert and check */
+	smp_mb();
+	unmap_mapping_range(region->inode->i_mapping, 0, 0, 1);
+	shmemcomm_user_set_stale_word(pin);
+	/*
+	 * A region on its way out has no dma-buf left (each holds a
+	 * reference); its release waits for the notifier callback to return.
+	 */
+	if (kref_get_unless_zero(&region->kref))
+		queue_work(shmemcomm_wq, &pin->stale_work);
+}
+
+/*
+ * Whether some pinned page is no longer at its place in the owner's range:
+ * 1 if so, 0 if every one is, -EBUSY if an event began meanwhile (it
+ * queued another check). Faulting in what is missing tells a page dropped
+ * from a migration in progress, which the fault waits for.
+ */
+static int shmemcomm_user_pages_moved(struct shmemcomm_user_pin *pin,
+				      struct mm_struct *mm, unsigned long *seq)
+{
+	struct shmemcomm_region *region = pin->region;
+	unsigned long end = pin->start + (region->nr_pages << PAGE_SHIFT);
+	struct hmm_range range = {
+		.notifier = &pin->notifier,
+		.hmm_pfns = pin->check_pfns,
+		.default_flags = HMM_PFN_REQ_FAULT,
+	};
+	unsigned long addr, first, i;
+	int err = 0, moved = 0;
+
+	range.notifier_seq = mmu_interval_read_begin(&pin->notifier);
+	*seq = range.notifier_seq;
+	mmap_read_lock(mm);
+	for (addr = pin->start; addr < end && !moved && !err; addr = range.end) {
+		range.start = addr;
+		range.end = min(end, addr + (SHMEMCOMM_CHECK_BATCH << PAGE_SHIFT));
+		err = hmm_range_fault(&range);
+		/* nothing there it may fault in (unmapped, PROT_NONE, a PFN map) */
+		if (err && err != -EBUSY) {
+			moved = 1;
+			err = 0;
+			break;
+		}
+		first = (addr - pin->start) >> PAGE_SHIFT;
+		for (i = 0; !err && i < (range.end - addr) >> PAGE_SHIFT; i++) {
+			if (hmm_pfn_to_page(range.hmm_pfns[i]) != region->pages[first + i]) {
+				moved = 1;
+				break;
+			}
+		}
+	}
+	mmap_read_unlock(mm);
+	return err ? err : moved;
+}
+
+/*
+ * The check after an event that may have changed the pages: the region
+ * goes stale if a page is gone, and counts a kept event if none is.
+ */
+static void shmemcomm_user_check_work(struct work_struct *work)
+{
+	struct shmemcomm_user_pin *pin =
+		container_of(work, struct shmemcomm_user_pin, check_work);
+	struct shmemcomm_region *region = pin->region;
+	struct mm_struct *mm = pin->notifier.mm;
+	bool now_stale = false;
+	unsigned long seq;
+	int moved;
+
+	spin_lock(&pin->seq_lock);
+	pin->check_queued = false;
+	spin_unlock(&pin->seq_lock);
+	/* an owner on its way out unmaps everything, which makes it stale */
+	if (READ_ONCE(region->stale) || !mmget_not_zero(mm))
+		goto out;
+	moved = shmemcomm_user_pages_moved(pin, mm, &seq);
+	mmput(mm);
+	if (moved < 0)
+		goto out;
+
+	spin_lock(&pin->seq_lock);
+	if (mmu_interval_read_retry(&pin->notifier, seq)) {
+		spin_unlock(&pin->seq_lock);
+		goto out;	/* the event since queued the next check */
+	}
+	if (moved && !region->stale) {
+		WRITE_ONCE(region->stale, true);
+		now_stale = true;
+	}
+	spin_unlock(&pin->seq_lock);
+	if (now_stale) {
+		shmemcomm_user_zap(pin);
+		pr_debug("region %llu is stale: the owner's pages at %#lx-%#lx changed\n",
+			 region->id, pin->start,
+			 pin->start + (region->nr_pages << PAGE_SHIFT));
+	} else if (!moved) {
+		atomic64_inc(&pin->kept_events);
+	}
+out:
+	shmemcomm_region_put(region);
+}
+
+void shmemcomm_user_settle(struct shmemcomm_region *region)
+{
+	if (region->user)
+		flush_work(&region->user->check_work);
+}
+
+/* Events after which the owner's range has none of its pages. */
+static bool shmemcomm_event_drops_pages(enum mmu_notifier_event event)
+{
+	return event == MMU_NOTIFY_UNMAP || event == MMU_NOTIFY_RELEASE;
+}
+
 static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 				      const struct mmu_notifier_range *range,
 				      unsigned long cur_seq)
@@ -159,7 +308,7 @@ static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 	struct shmemcomm_user_pin *pin =
 		container_of(mni, struct shmemcomm_user_pin, notifier);
 	struct shmemcomm_region *region = pin->region;
-	bool now_stale = false;
+	bool now_stale = false, check = false;
 
 	if (shmemcomm_event_keeps_pages(range->event) ||
 	    shmemcomm_user_failed_migration(pin, range)) {
@@ -173,26 +322,32 @@ static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 	spin_lock(&pin->seq_lock);
 	mmu_interval_set_seq(mni, cur_seq);
 	if (pin->live && !region->stale) {
-		WRITE_ONCE(region->stale, true);
-		now_stale = true;
+		if (shmemcomm_event_drops_pages(range->event)) {
+			WRITE_ONCE(region->stale, true);
+			now_stale = true;
+		} else if (!pin->check_queued &&
+			   kref_get_unless_zero(&region->kref)) {
+			/* a region on its way out needs no check */
+			pin->check_queued = true;
+			check = true;
+		}
 	}
 	spin_unlock(&pin->seq_lock);
-	if (!now_stale)
-		return true;
 
-	/* pairs with shmemcomm_fault_pfns's, between its insert and check */
-	smp_mb();
-	unmap_mapping_range(region->inode->i_mapping, 0, 0, 1);
-	shmemcomm_user_set_stale_word(pin);
-	/* a normal event (a buffer freed): for dynamic debug, not the log */
-	pr_debug("region %llu is stale: %s changed the owner's pages at %#lx-%#lx (event %d)\n",
-		 region->id, current->comm, range->start, range->end, range->event);
-	/*
-	 * A region on its way out has no dma-buf left (each holds a
-	 * reference); its release waits for this callback to return.
-	 */
-	if (kref_get_unless_zero(&region->kref))
-		queue_work(shmemcomm_wq, &pin->stale_work);
+	if (now_stale) {
+		shmemcomm_user_zap(pin);
+		/* a normal event (a buffer freed): for dynamic debug, not the log */
+		pr_debug("region %llu is stale: %s changed the owner's pages at %#lx-%#lx (event %d)\n",
+			 region->id, current->comm, range->start, range->end,
+			 range->event);
+	} else if (check) {
+		/* the owner's cache registers anew rather than wait for it */
+		shmemcomm_user_set_stale_word(pin);
+		queue_work(shmemcomm_wq, &pin->check_work);
+		pr_debug("region %llu: %s may have changed the owner's pages at %#lx-%#lx (event %d); checking\n",
+			 region->id, current->comm, range->start, range->end,
+			 range->event);
+	}
 	return true;
 }
 
@@ -382,6 +537,7 @@ long shmemcomm_ioctl_create_user(void __user *uarg)
 	}
 	spin_lock_init(&pin->seq_lock);
 	INIT_WORK(&pin->stale_work, shmemcomm_user_stale_work);
+	INIT_WORK(&pin->check_work, shmemcomm_user_check_work);
 	pin->region = region;
 	pin->start = start;
 	pin->writable = writable;

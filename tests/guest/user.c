@@ -5,8 +5,9 @@
  * region, with its errno. Coherence: munmap+mmap, MADV_DONTNEED, mremap and
  * free()+malloc() at the same address make the region stale (the stale word
  * set, SIGBUS in the importer, which never sees the old data, ESTALE for
- * imports, mmaps and dma-bufs), while mprotect, NUMA hinting and fork keep
- * it, and say so in the region's kept_events. */
+ * imports, mmaps and dma-bufs), while mprotect, NUMA hinting, fork, a failed
+ * migration, a huge page's split and MADV_FREE keep it, and say so in the
+ * region's kept_events. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -596,6 +597,87 @@ static void kept_by_failed_migration(void)
 	CHECK(munmap(buf, 8 * PAGE) == 0);
 }
 
+/* The AnonHugePages of the mapping that holds @addr, in kB, from /proc/self/smaps. */
+static long anon_huge_kb(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	int inside = 0;
+	long kb = -1;
+
+	CHECK(f != NULL);
+	while (kb < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			inside = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+		else if (inside)
+			sscanf(line, "AnonHugePages: %ld kB", &kb);
+	}
+	fclose(f);
+	CHECK(kb >= 0);
+	return kb;
+}
+
+/*
+ * Events the kernel reports as CLEAR, like MADV_DONTNEED, that leave the
+ * pinned pages where they were: the split of a huge page under the region
+ * (here by an mprotect of its last page, outside the region), and
+ * MADV_FREE. The module checks the owner's page table after each: the
+ * region is kept, an importer's mapping carries on, kept_events counts it,
+ * and the stale word tells the owner's cache to register anew.
+ */
+static void kept_by_checked_events(void)
+{
+	const size_t huge = 2 << 20, len = huge / 2;
+	volatile uint32_t *stale = fresh_stale_word();
+	struct sc_kmod_region owner, imported;
+	uint8_t *map, *buf;
+	long kept_before;
+
+	map = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(map != MAP_FAILED);
+	buf = (uint8_t *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1));
+	CHECK(madvise(buf, huge, MADV_HUGEPAGE) == 0);
+	fill_pattern(buf, huge, 70);
+	if (anon_huge_kb(buf) != 2048)
+		FAIL("no transparent huge page at %p (AnonHugePages %ld kB): THP off in this kernel?",
+		     (void *)buf, anon_huge_kb(buf));
+	CHECK_OK(sc_kmod_create_user(&dev, buf, len, 0, stale, &owner));
+	CHECK_OK(sc_kmod_export(&owner, SHMEMCOMM_EXPORT_SCOPE_OWNER));
+	CHECK_OK(sc_kmod_import(&dev, owner.handle, 0, &imported));
+	CHECK_OK(sc_kmod_map(&imported, 1));
+	CHECK(check_pattern(imported.addr, len, 70));
+	kept_before = kept_events(owner.handle);
+
+	CHECK(mprotect(buf + huge - PAGE, PAGE, PROT_READ) == 0);
+	CHECK_EQ(anon_huge_kb(buf), 0);	/* split: small page table entries now */
+	CHECK_EQ(*stale, 1);
+	CHECK_EQ(region_state(&owner) & SHMEMCOMM_STATE_STALE, 0);
+	CHECK(kept_events(owner.handle) > kept_before);
+	fill_pattern(buf, len, 71);
+	CHECK(check_pattern(imported.addr, len, 71));
+	fill_pattern(imported.addr, len, 72);
+	CHECK(check_pattern(buf, len, 72));
+	printf("ok: the split of a huge page under the region is checked and kept (kept_events %ld -> %ld)\n",
+	       kept_before, kept_events(owner.handle));
+
+	*stale = 0;
+	kept_before = kept_events(owner.handle);
+	CHECK(madvise(buf, len, MADV_FREE) == 0);
+	CHECK_EQ(*stale, 1);
+	CHECK_EQ(region_state(&owner) & SHMEMCOMM_STATE_STALE, 0);
+	CHECK(kept_events(owner.handle) > kept_before);
+	CHECK(check_pattern(buf, len, 72));
+	fill_pattern(imported.addr, len, 73);
+	CHECK(check_pattern(buf, len, 73));
+	printf("ok: MADV_FREE on the region is checked and kept (pinned pages are never freed lazily)\n");
+
+	sc_kmod_release(&imported);
+	sc_kmod_release(&owner);
+	CHECK(munmap(map, 2 * huge) == 0);
+}
+
 /* A dma-buf of user memory: mapped, then refused once the region is stale. */
 static void dmabuf_of_user_memory(void)
 {
@@ -650,6 +732,7 @@ int main(void)
 	kept_by_mprotect_and_fork();
 	kept_by_numa_hinting();
 	kept_by_failed_migration();
+	kept_by_checked_events();
 	dmabuf_of_user_memory();
 
 	sc_kmod_close(&dev);

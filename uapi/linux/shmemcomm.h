@@ -111,10 +111,11 @@ struct shmemcomm_create {
  * @size:	in: bytes (> 0); the region covers every page that
  *		[@addr, @addr + @size) touches, at most max_region_size
  * @stale_word:	in: 0, or the address of an aligned __u32 in the caller's
- *		memory that the module sets to 1 when the region goes stale
- *		(below), so that a registration cache learns of it with a
- *		load instead of a system call; its page stays pinned while the
- *		region lives
+ *		memory that the module sets to 1 as soon as an event may have
+ *		changed the pages (below), before it knows whether the region
+ *		goes stale, so that a registration cache learns with a load
+ *		instead of a system call not to serve this region again; its
+ *		page stays pinned while the region lives
  * @flags:	in: SHMEMCOMM_USER_* bits
  * @fd:		out: the owner's region file, close-on-exec; read-only with
  *		SHMEMCOMM_USER_RDONLY
@@ -130,15 +131,19 @@ struct shmemcomm_create {
  *
  * The region is these pages, not the addresses: it never follows new pages.
  * When the owner's range stops being backed by them (munmap, mremap,
- * MADV_DONTNEED, MADV_FREE, the owner's exit, a write to a read-only pinned
- * page of a private file mapping), the region goes stale, for good: the
- * stale word is set, every mapping of the region (the owner's too) is zapped
- * and its next access gets SIGBUS, IMPORT, mmap, EXPORT_DMABUF and
+ * MADV_DONTNEED, MADV_REMOVE, the owner's exit, a write to a read-only
+ * pinned page of a private file mapping), the region goes stale, for good:
+ * the stale word is set, every mapping of the region (the owner's too) is
+ * zapped and its next access gets SIGBUS, IMPORT, mmap, EXPORT_DMABUF and
  * map_dma_buf fail with ESTALE, and dynamic dma-buf importers get
- * move_notify. mprotect, NUMA hinting, fork's write protection and page
- * cleaning do not change the pages and make nothing stale. After fork the
- * child has its own copies of pinned anonymous pages; the region stays the
- * parent's.
+ * move_notify. mprotect, NUMA hinting, fork's write protection, page
+ * cleaning and a failed migration do not change the pages and make nothing
+ * stale. Other events (a huge page's split, khugepaged's collapse,
+ * MADV_FREE) are checked after they end against the owner's page table,
+ * and make the region stale only if a page left; the stale word is set at
+ * once. REGION_INFO, IMPORT and EXPORT_DMABUF wait for a check in flight.
+ * After fork the child has its own copies of pinned anonymous pages; the
+ * region stays the parent's.
  *
  * An importer's mapping of a user-memory region is a PFN map: the kernel
  * does not let a driver map another process's anonymous pages as ordinary
