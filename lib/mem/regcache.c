@@ -79,10 +79,26 @@ void sc_regcache_destroy(struct sc_regcache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Whether the module made entry @e stale (the owner's pages changed). */
-static inline int is_stale(const struct sc_regcache *c, const struct sc_regcache_entry *e)
+/*
+ * Whether entry @e's region went stale (the owner's pages changed). A load
+ * while its word is clear. A set word only says an event may have changed
+ * them: it is cleared first (an event from then on sets it again), then
+ * REGION_INFO waits for the module's check and gives the verdict.
+ */
+static int is_stale(struct sc_regcache *c, const struct sc_regcache_entry *e)
 {
-	return c->stale && __atomic_load_n(&c->stale[e - c->entries], __ATOMIC_ACQUIRE);
+	volatile uint32_t *word = c->stale ? &c->stale[e - c->entries] : NULL;
+	struct shmemcomm_region_info info;
+
+	if (!word || !__atomic_load_n(word, __ATOMIC_ACQUIRE))
+		return 0;
+	__atomic_store_n(word, 0, __ATOMIC_SEQ_CST);
+	if (sc_kmod_region_info(&e->region, &info) || (info.state & SHMEMCOMM_STATE_STALE)) {
+		c->stale_seen++;
+		return 1;
+	}
+	c->checked_kept++;
+	return 0;
 }
 
 /* Stale or dropped: never served again; let go now, or at its last put. */
@@ -163,7 +179,6 @@ struct sc_regcache_entry *sc_regcache_get(struct sc_regcache *c, const void *add
 			continue;
 		/* the word first: a stale entry is never served */
 		if (is_stale(c, e)) {
-			c->stale_seen++;
 			forget(c, e);
 			continue;
 		}
@@ -272,10 +287,8 @@ void sc_regcache_put(struct sc_regcache *c, struct sc_regcache_entry *e)
 {
 	if (--e->busy)
 		return;
-	if (e->gone || is_stale(c, e)) {
-		c->stale_seen += !e->gone;
+	if (e->gone || is_stale(c, e))
 		release(c, e);
-	}
 }
 
 int sc_regcache_drop(struct sc_regcache *c, const void *addr)

@@ -5,11 +5,15 @@
  *   imports  one peer's regions, imported by handle and mapped here
  *
  * The own cache cannot go stale: each region carries a stale word in the
- * cache's own page, which the module sets when the owner's pages under the
- * region change (munmap, free() of an mmap'd buffer, MADV_DONTNEED,
- * mremap). A lookup reads the word before it serves an entry, so a hit is
- * a search and a load, with no system call, and a buffer freed and
- * reallocated at the same address gets a new region, never the old pages.
+ * cache's own page, which the module sets as soon as an event may have
+ * changed the owner's pages under the region (munmap, free() of an mmap'd
+ * buffer, MADV_DONTNEED, mremap, but also a huge page's split or
+ * khugepaged, which leave them). A lookup reads the word before it serves
+ * an entry, so a hit is a search and a load, with no system call. A set
+ * word costs one REGION_INFO, which waits for the module's check of the
+ * pages: a stale region is let go, so a buffer freed and reallocated at the
+ * same address gets a new region, never the old pages; a kept one is
+ * served on, still kept if it was registered ahead.
  * An import cache is keyed by handle: the owner publishes the handle of a
  * live region with every use, so a stale region's handle is never asked
  * for again; an import inside the range of a newer import of the same
@@ -48,7 +52,7 @@ struct sc_regcache {
 	unsigned int used_end;	/* no entry at or past this index has been used: lookups stop here */
 	size_t max_bytes, bytes;
 	uint64_t clock;
-	unsigned long hits, misses, evictions, stale_seen;
+	unsigned long hits, misses, evictions, stale_seen, checked_kept;
 };
 
 #define SC_REGCACHE_MAX_ENTRIES 65536

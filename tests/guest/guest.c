@@ -246,3 +246,40 @@ char *shmemctl_row(uint64_t handle, char *line, size_t len)
 		FAIL("shmemctl has no row for handle %s: %s", key, line);
 	return row;
 }
+
+long anon_huge_kb(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	int inside = 0;
+	long kb = -1;
+
+	CHECK(f != NULL);
+	while (kb < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			inside = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+		else if (inside)
+			sscanf(line, "AnonHugePages: %ld kB", &kb);
+	}
+	fclose(f);
+	CHECK(kb >= 0);
+	return kb;
+}
+
+uint8_t *huge_page(uint8_t **map)
+{
+	const size_t huge = 2 << 20;
+	uint8_t *buf;
+
+	*map = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(*map != MAP_FAILED);
+	buf = (uint8_t *)(((uintptr_t)*map + huge - 1) & ~(uintptr_t)(huge - 1));
+	CHECK(madvise(buf, huge, MADV_HUGEPAGE) == 0);
+	memset(buf, 1, huge);
+	if (anon_huge_kb(buf) != 2048)
+		FAIL("no transparent huge page at %p (AnonHugePages %ld kB): THP off in this kernel?",
+		     (void *)buf, anon_huge_kb(buf));
+	return buf;
+}

@@ -1,7 +1,8 @@
 /* The registration caches (lib/mem/regcache.c) on the module. Own buffers: a
  * second use of a buffer is a hit on the same region; a buffer unmapped and
  * mapped again at the same address gets a new region, found out through its
- * stale word; the entry and byte limits let the least recently used go, but
+ * stale word, while an event that leaves the pages (a huge page's split)
+ * only has the module check them and keeps the entry; the entry and byte limits let the least recently used go, but
  * never an entry in use or kept; a buffer over the byte limit is refused.
  * Imports: a handle is imported and mapped once, and a newer region of the
  * owner over the same pages supersedes the old import. Nothing stays pinned
@@ -59,8 +60,9 @@ static long refused(struct sc_regcache *c, const void *p, size_t len)
 
 static void own_buffers(struct sc_kmod *dev)
 {
-	uint8_t *buf, *small[5], *half[3];
+	uint8_t *buf, *small[5], *half[3], *huge, *huge_map;
 	struct sc_regcache_entry *busy;
+	unsigned long stale_before, kept_before;
 	struct sc_regcache c;
 	uint64_t first, h;
 	int err;
@@ -123,8 +125,32 @@ static void own_buffers(struct sc_kmod *dev)
 	CHECK_EQ(sc_regcache_drop(&c, small[3] + 10), 1);
 	CHECK_EQ(sc_regcache_drop(&c, small[3] + 10), 0);
 	CHECK(use(&c, small[3], PAGE) != h);
-	printf("regcache: own: %lu hits, %lu misses, %lu evictions, %lu stale entries found\n",
-	       c.hits, c.misses, c.evictions, c.stale_seen);
+
+	/*
+	 * An event that sets the word but leaves the pages (a huge page split
+	 * by an mprotect beside the buffer): the module's check keeps the
+	 * region, and the entry is served on, still kept.
+	 */
+	huge = huge_page(&huge_map);
+	busy = sc_regcache_get(&c, huge, 256 << 10, SC_LOG_ERROR, &err);
+	CHECK(busy != NULL);
+	busy->kept = 1;
+	h = busy->region.handle;
+	sc_regcache_put(&c, busy);
+	CHECK(mprotect(huge + (2 << 20) - PAGE, PAGE, PROT_READ) == 0);
+	CHECK_EQ(anon_huge_kb(huge), 0);
+	CHECK_EQ(c.stale[busy - c.entries], 1);
+	stale_before = c.stale_seen;
+	kept_before = c.checked_kept;
+	CHECK_EQ(use(&c, huge, 256 << 10), h);
+	CHECK(c.checked_kept > kept_before);
+	CHECK_EQ(c.stale_seen, stale_before);
+	CHECK(busy->kept && busy->region.handle == h);
+	CHECK_EQ(c.stale[busy - c.entries], 0);
+	CHECK_EQ(sc_regcache_drop(&c, huge), 1);
+	CHECK(munmap(huge_map, 4 << 20) == 0);
+	printf("regcache: own: %lu hits, %lu misses, %lu evictions, %lu stale entries found, %lu checked and kept\n",
+	       c.hits, c.misses, c.evictions, c.stale_seen, c.checked_kept);
 	sc_regcache_destroy(&c);
 }
 

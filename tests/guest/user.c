@@ -597,28 +597,6 @@ static void kept_by_failed_migration(void)
 	CHECK(munmap(buf, 8 * PAGE) == 0);
 }
 
-/* The AnonHugePages of the mapping that holds @addr, in kB, from /proc/self/smaps. */
-static long anon_huge_kb(const void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[256];
-	int inside = 0;
-	long kb = -1;
-
-	CHECK(f != NULL);
-	while (kb < 0 && fgets(line, sizeof(line), f)) {
-		unsigned long start, end;
-
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
-			inside = (uintptr_t)addr >= start && (uintptr_t)addr < end;
-		else if (inside)
-			sscanf(line, "AnonHugePages: %ld kB", &kb);
-	}
-	fclose(f);
-	CHECK(kb >= 0);
-	return kb;
-}
-
 /*
  * Events the kernel reports as CLEAR, like MADV_DONTNEED, that leave the
  * pinned pages where they were: the split of a huge page under the region
@@ -635,14 +613,8 @@ static void kept_by_checked_events(void)
 	uint8_t *map, *buf;
 	long kept_before;
 
-	map = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(map != MAP_FAILED);
-	buf = (uint8_t *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1));
-	CHECK(madvise(buf, huge, MADV_HUGEPAGE) == 0);
+	buf = huge_page(&map);
 	fill_pattern(buf, huge, 70);
-	if (anon_huge_kb(buf) != 2048)
-		FAIL("no transparent huge page at %p (AnonHugePages %ld kB): THP off in this kernel?",
-		     (void *)buf, anon_huge_kb(buf));
 	CHECK_OK(sc_kmod_create_user(&dev, buf, len, 0, stale, &owner));
 	CHECK_OK(sc_kmod_export(&owner, SHMEMCOMM_EXPORT_SCOPE_OWNER));
 	CHECK_OK(sc_kmod_import(&dev, owner.handle, 0, &imported));
