@@ -308,7 +308,7 @@ static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 	struct shmemcomm_user_pin *pin =
 		container_of(mni, struct shmemcomm_user_pin, notifier);
 	struct shmemcomm_region *region = pin->region;
-	bool now_stale = false, check = false;
+	bool now_stale = false, ask = false, check = false;
 
 	if (shmemcomm_event_keeps_pages(range->event) ||
 	    shmemcomm_user_failed_migration(pin, range)) {
@@ -325,11 +325,14 @@ static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 		if (shmemcomm_event_drops_pages(range->event)) {
 			WRITE_ONCE(region->stale, true);
 			now_stale = true;
-		} else if (!pin->check_queued &&
-			   kref_get_unless_zero(&region->kref)) {
-			/* a region on its way out needs no check */
-			pin->check_queued = true;
-			check = true;
+		} else {
+			ask = true;
+			/* one check at a time, not yet begun, covers this event too */
+			if (!pin->check_queued &&
+			    kref_get_unless_zero(&region->kref)) {
+				pin->check_queued = true;
+				check = true;
+			}
 		}
 	}
 	spin_unlock(&pin->seq_lock);
@@ -340,10 +343,14 @@ static bool shmemcomm_user_invalidate(struct mmu_interval_notifier *mni,
 		pr_debug("region %llu is stale: %s changed the owner's pages at %#lx-%#lx (event %d)\n",
 			 region->id, current->comm, range->start, range->end,
 			 range->event);
-	} else if (check) {
-		/* the owner's cache registers anew rather than wait for it */
+	} else if (ask) {
+		/*
+		 * Queued first, so that an owner who sees the word and asks
+		 * REGION_INFO waits for the check that covers this event.
+		 */
+		if (check)
+			queue_work(shmemcomm_wq, &pin->check_work);
 		shmemcomm_user_set_stale_word(pin);
-		queue_work(shmemcomm_wq, &pin->check_work);
 		pr_debug("region %llu: %s may have changed the owner's pages at %#lx-%#lx (event %d); checking\n",
 			 region->id, current->comm, range->start, range->end,
 			 range->event);
