@@ -17,9 +17,10 @@
  * (a CLEAR: MADV_DONTNEED, but also khugepaged's collapse and a huge page's
  * split, which the pinned pages make leave them where they were) is
  * checked: a work item waits for the event to end and compares the owner's
- * page table with the pinned pages. Until it has, the stale word is
- * already set, so that the owner's cache registers anew rather than trust
- * the pages, while importers carry on with pages that are still there.
+ * page table with the pinned pages. The stale word is set at once, so that
+ * the owner's cache asks REGION_INFO (which waits for the check) before it
+ * serves the region again, while importers carry on with pages that are
+ * still there.
  *
  * Locking: the invalidate callback runs inside the owner's mm operations
  * (munmap, madvise, exit), possibly from reclaim, so it takes no lock that
@@ -220,23 +221,22 @@ static int shmemcomm_user_pages_moved(struct shmemcomm_user_pin *pin,
 	range.notifier_seq = mmu_interval_read_begin(&pin->notifier);
 	*seq = range.notifier_seq;
 	mmap_read_lock(mm);
-	for (addr = pin->start; addr < end && !moved && !err; addr = range.end) {
+	for (addr = pin->start; addr < end && !moved; addr = range.end) {
 		range.start = addr;
 		range.end = min(end, addr + (SHMEMCOMM_CHECK_BATCH << PAGE_SHIFT));
 		err = hmm_range_fault(&range);
+		if (err == -EBUSY)
+			break;
 		/* nothing there it may fault in (unmapped, PROT_NONE, a PFN map) */
-		if (err && err != -EBUSY) {
+		if (err) {
 			moved = 1;
 			err = 0;
 			break;
 		}
 		first = (addr - pin->start) >> PAGE_SHIFT;
-		for (i = 0; !err && i < (range.end - addr) >> PAGE_SHIFT; i++) {
-			if (hmm_pfn_to_page(range.hmm_pfns[i]) != region->pages[first + i]) {
-				moved = 1;
-				break;
-			}
-		}
+		for (i = 0; !moved && i < (range.end - addr) >> PAGE_SHIFT; i++)
+			moved = hmm_pfn_to_page(range.hmm_pfns[i]) !=
+				region->pages[first + i];
 	}
 	mmap_read_unlock(mm);
 	return err ? err : moved;

@@ -270,10 +270,10 @@ long anon_huge_kb(const void *addr)
 
 uint8_t *huge_page(uint8_t **map)
 {
-	const size_t huge = 2 << 20;
+	const size_t huge = HUGE_PAGE;
 	uint8_t *buf;
 
-	*map = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	*map = mmap(NULL, HUGE_PAGE_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(*map != MAP_FAILED);
 	buf = (uint8_t *)(((uintptr_t)*map + huge - 1) & ~(uintptr_t)(huge - 1));
 	CHECK(madvise(buf, huge, MADV_HUGEPAGE) == 0);

@@ -75,10 +75,12 @@ void expect_log_end(const char *what, const char *want);
 char *shmemctl_row(uint64_t handle, char *line, size_t len);
 
 /*
- * A transparent huge page: 2 MiB of anonymous memory, aligned and mapped by
- * one PMD (fails the test if the kernel gives small pages). *@map is the
- * mapping to munmap, 4 MiB from it.
+ * A transparent huge page: HUGE_PAGE bytes of anonymous memory, aligned and
+ * mapped by one PMD (fails the test if the kernel gives small pages). *@map
+ * is the mapping to munmap, HUGE_PAGE_MAP bytes from it.
  */
+#define HUGE_PAGE	(2u << 20)
+#define HUGE_PAGE_MAP	(2 * HUGE_PAGE)
 uint8_t *huge_page(uint8_t **map);
 /* The AnonHugePages of the mapping that holds @addr, in kB, from /proc/self/smaps. */
 long anon_huge_kb(const void *addr);

@@ -2,8 +2,9 @@
  * second use of a buffer is a hit on the same region; a buffer unmapped and
  * mapped again at the same address gets a new region, found out through its
  * stale word, while an event that leaves the pages (a huge page's split)
- * only has the module check them and keeps the entry; the entry and byte limits let the least recently used go, but
- * never an entry in use or kept; a buffer over the byte limit is refused.
+ * only has the module check them and keeps the entry; the entry and byte
+ * limits let the least recently used go, but never an entry in use or
+ * kept; a buffer over the byte limit is refused.
  * Imports: a handle is imported and mapped once, and a newer region of the
  * owner over the same pages supersedes the old import. Nothing stays pinned
  * after. */
@@ -137,7 +138,7 @@ static void own_buffers(struct sc_kmod *dev)
 	busy->kept = 1;
 	h = busy->region.handle;
 	sc_regcache_put(&c, busy);
-	CHECK(mprotect(huge + (2 << 20) - PAGE, PAGE, PROT_READ) == 0);
+	CHECK(mprotect(huge + HUGE_PAGE - PAGE, PAGE, PROT_READ) == 0);
 	CHECK_EQ(anon_huge_kb(huge), 0);
 	CHECK_EQ(c.stale[busy - c.entries], 1);
 	stale_before = c.stale_seen;
@@ -148,7 +149,7 @@ static void own_buffers(struct sc_kmod *dev)
 	CHECK(busy->kept && busy->region.handle == h);
 	CHECK_EQ(c.stale[busy - c.entries], 0);
 	CHECK_EQ(sc_regcache_drop(&c, huge), 1);
-	CHECK(munmap(huge_map, 4 << 20) == 0);
+	CHECK(munmap(huge_map, HUGE_PAGE_MAP) == 0);
 	printf("regcache: own: %lu hits, %lu misses, %lu evictions, %lu stale entries found, %lu checked and kept\n",
 	       c.hits, c.misses, c.evictions, c.stale_seen, c.checked_kept);
 	sc_regcache_destroy(&c);

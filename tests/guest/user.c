@@ -603,11 +603,11 @@ static void kept_by_failed_migration(void)
  * (here by an mprotect of its last page, outside the region), and
  * MADV_FREE. The module checks the owner's page table after each: the
  * region is kept, an importer's mapping carries on, kept_events counts it,
- * and the stale word tells the owner's cache to register anew.
+ * and the stale word tells the owner's cache to ask before serving it again.
  */
 static void kept_by_checked_events(void)
 {
-	const size_t huge = 2 << 20, len = huge / 2;
+	const size_t huge = HUGE_PAGE, len = huge / 2;
 	volatile uint32_t *stale = fresh_stale_word();
 	struct sc_kmod_region owner, imported;
 	uint8_t *map, *buf;
@@ -647,7 +647,7 @@ static void kept_by_checked_events(void)
 
 	sc_kmod_release(&imported);
 	sc_kmod_release(&owner);
-	CHECK(munmap(map, 2 * huge) == 0);
+	CHECK(munmap(map, HUGE_PAGE_MAP) == 0);
 }
 
 /* A dma-buf of user memory: mapped, then refused once the region is stale. */
