@@ -68,8 +68,8 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 		return;
 	}
 	if (r->spans) {
-		struct sc_behind behind = { (struct sc_team *)t, &mine->coll_entered[t->slot],
-					    t->coll_epoch };
+		struct sc_behind behind = { t, &mine->coll_entered[t->slot],
+					    mine->coll_arrivals[t->slot], t->coll_epoch };
 
 		sc_members_behind(&behind, pes, sizeof(pes), NULL);
 		snprintf(out, len, "%s on a team of %d (across nodes) waits for PEs %s, which have not arrived",
@@ -137,8 +137,10 @@ static int step_across(const struct shmemx_request *r, int block)
 		if (!block)
 			return 0;
 		if (!waiting_began) {
-			behind = (struct sc_behind){ t, &mine->coll_entered[t->slot], t->coll_epoch };
+			behind = (struct sc_behind){ t, &mine->coll_entered[t->slot],
+						     mine->coll_arrivals[t->slot], t->coll_epoch };
 			sc_wait_begin(&wait, r->a.what, -1, sc_members_behind, &behind);
+			sc_wait_owed(&wait, sc_member_owes);
 			waiting_began = 1;
 		}
 		sc_wait_step(&wait);

@@ -36,11 +36,37 @@ void sc_members_behind(void *behind, char *out, unsigned long len, const char **
 	sc_format_ranks(late, n, out, len);
 }
 
+/*
+ * Each round's counter has one writer, member i - 2^k: a member's stores
+ * are read where they landed, in members i + 2^k.
+ */
+int sc_member_owes(void *behind, int pe)
+{
+	const struct sc_behind *b = behind;
+	const struct sc_team *t = b->team;
+	int index = 0;
+
+	while (index < t->size && sc_team_world_pe(t, index) != pe)
+		index++;
+	if (index == t->size)
+		return 0;
+	for (int k = 0, step = 1; step < t->size; k++, step <<= 1) {
+		int to = sc_team_world_pe(t, (index + step) % t->size);
+		uint64_t landed;
+
+		if (sc_peer_probe(to, sc_internal_offset(&b->arrivals[k]), &landed) ||
+		    landed < b->epoch)
+			return 1;
+	}
+	return 0;
+}
+
 void sc_team_sync(struct sc_team *team, const char *what)
 {
 	struct sc_internal *mine = sc_internal_of(sc.me);
 	uint64_t epoch = ++team->epoch;
-	struct sc_behind behind = { team, &mine->entered[team->slot], epoch };
+	struct sc_behind behind = { team, &mine->entered[team->slot], mine->arrivals[team->slot],
+				    epoch };
 
 	atomic_store(&mine->entered[team->slot].value, epoch);
 	for (int k = 0, step = 1; step < team->size; k++, step <<= 1) {
@@ -50,6 +76,7 @@ void sc_team_sync(struct sc_team *team, const char *what)
 
 		sc_peer_store(to, sc_internal_offset(&mine->arrivals[team->slot][k]), epoch);
 		sc_wait_begin(&wait, what, from, sc_members_behind, &behind);
+		sc_wait_owed(&wait, sc_member_owes);
 		if (sc_peer_view(from, 0))
 			sc_wait_rung(&wait);
 		while (atomic_load(&mine->arrivals[team->slot][k].value) < epoch)

@@ -36,10 +36,14 @@ static inline int sc_active_pe(const struct sc_active_set *set, int index)
  */
 void sc_active_set_sync(const struct sc_active_set *set, const char *what);
 
-/* Who is behind in a sync: @team's members whose copy of @entered is below @epoch. */
+/*
+ * Who is behind in a sync: @team's members whose copy of @entered is below
+ * @epoch; and who still owes it a round's store, into a copy of @arrivals.
+ */
 struct sc_behind {
 	const struct sc_team *team;
 	const struct sc_line *entered;	/* in this PE's internal area */
+	const struct sc_line *arrivals;	/* the sync's rounds, in this PE's internal area */
 	uint64_t epoch;
 };
 
@@ -48,5 +52,11 @@ struct sc_behind {
  * members, and those that do not answer (lost with their node), as "2,5-7".
  */
 void sc_members_behind(void *behind, char *out, unsigned long len, const char **did);
+/*
+ * A wait's owed callback (util/wait.h) for a struct sc_behind: 1 while a
+ * member has a round's store of this sync still to make, or one that
+ * cannot be read; 0 for a PE outside the team.
+ */
+int sc_member_owes(void *behind, int pe);
 
 #endif

@@ -112,6 +112,7 @@ void sc_wait_begin(struct sc_wait *w, const char *what, int peer,
 	w->peer = peer;
 	w->missing = missing;
 	w->missing_ctx = missing_ctx;
+	w->owed = NULL;
 	w->steps = 0;
 	w->yields = 0;
 	w->sleeps = 0;
@@ -131,15 +132,18 @@ static void check_peers(struct sc_wait *w, double t)
 	for (int i = 0; i < on->local_size; i++) {
 		int pe = on->local_pes[i];
 
+		if (pe == me || pid_alive(on->pids[pe]))
+			continue;
 		/*
-		 * Not fatal yet: the PE may have done its part and left between
-		 * the caller's poll and now, as a PE that leaves right after a
-		 * barrier does. The next step is fatal if the poll fails again.
+		 * A PE that has done its part may have left. Where the wait can
+		 * tell, it says whether this one had; where not, the next step is
+		 * fatal only if the caller's poll fails again, which lets through
+		 * a PE that was the one awaited and left between that poll and now.
 		 */
-		if (pe != me && !pid_alive(on->pids[pe])) {
-			w->lost = pe;
-			return;
-		}
+		if (w->owed && !w->owed(w->missing_ctx, pe))
+			continue;
+		w->lost = pe;
+		return;
 	}
 	if (t - w->start > on->timeout) {
 		if (w->missing) {

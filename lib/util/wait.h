@@ -5,8 +5,9 @@
  * node runs more PEs than it has CPUs, since the PE awaited may then be
  * waiting for this CPU. After the spin every step also checks that no PE
  * has called shmem_global_exit, and every millisecond that the wait has not
- * outlived SHMEMCOMM_TIMEOUT and that the node's PEs are alive; any of these
- * ends the process with a message naming the PE.
+ * outlived SHMEMCOMM_TIMEOUT and that the node's PEs are alive, or have
+ * left with their part of it done (sc_wait_owed); any of these ends the
+ * process with a message naming the PE.
  *
  * A wait whose condition only node peers change, each followed by
  * sc_wait_ring, is rung (sc_wait_rung): past its yields it sleeps on the
@@ -57,18 +58,25 @@ struct sc_wait_watch {
  * point *@did at what they did not do ("never arrived" by default).
  */
 typedef void sc_wait_missing_fn(void *ctx, char *out, unsigned long len, const char **did);
+/*
+ * 1 while the wait may still need a write of @pe's, 0 once every write the
+ * wait needs of it has landed: a PE that has done its part may leave, as
+ * one leaves right after a barrier while a slower one is still in it.
+ */
+typedef int sc_wait_owed_fn(void *ctx, int pe);
 
 struct sc_wait {
 	const char *what;	/* the operation, for messages */
 	int peer;		/* the PE waited for, or -1 */
 	sc_wait_missing_fn *missing;	/* optional, for the timeout message */
-	void *missing_ctx;
+	void *missing_ctx;	/* also @owed's */
+	sc_wait_owed_fn *owed;	/* optional: see sc_wait_owed */
 	unsigned long steps;	/* pauses spun */
 	unsigned long yields;	/* steps after the spin */
 	unsigned long sleeps;	/* timed sleeps taken */
 	double start;
 	double next_check;
-	int lost;		/* a node PE found exited, or -1: fatal if the next poll fails too */
+	int lost;		/* a node PE found exited owing, or -1: fatal if the next poll fails too */
 	int rung;		/* see sc_wait_rung */
 	int armed;		/* counted among the bell's sleepers */
 	unsigned int seq;	/* the bell's, read before the caller's last poll */
@@ -87,6 +95,15 @@ void sc_wait_begin(struct sc_wait *wait, const char *what, int peer,
 static inline void sc_wait_rung(struct sc_wait *wait)
 {
 	wait->rung = 1;
+}
+/*
+ * After sc_wait_begin: a node PE found exited ends the wait only if @owed
+ * (given the missing callback's context) says the wait still needs it.
+ * Without it, any node PE's exit does, unless the next poll succeeds.
+ */
+static inline void sc_wait_owed(struct sc_wait *wait, sc_wait_owed_fn *owed)
+{
+	wait->owed = owed;
 }
 /* Call after each unsuccessful poll of the condition. */
 void sc_wait_step(struct sc_wait *wait);

@@ -4,12 +4,15 @@
  * shared memory, with no launcher variables and no port. Then teams of any
  * PEs made by their members only (shmemx_team_create), refused lists named on
  * every member, and shmemx_request_describe naming the PEs a request waits
- * for, and a PE that has exited. First, shmemx_try_init_attr: an init that
- * fails returns its words instead of ending the process, and stays failed. */
+ * for, and a PE that has exited, after leaving a barrier that another PE
+ * is still in. First, shmemx_try_init_attr: an init that fails returns its
+ * words instead of ending the process, and stays failed. */
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,12 +65,19 @@ static int board_allgather(void *ctx, const void *mine, size_t len, void *all)
 
 static const int identity[PES] = { 0, 1, 2, 3 };
 
+/* How main() holds PEs 1 and 2 in the barrier before PE 3 leaves. */
+struct hold {
+	_Atomic int pe2_entering;
+	_Atomic int pe1_go;
+};
+
 static shmemx_bootstrap_t bootstrap_of(struct shared_boot *b)
 {
 	return (shmemx_bootstrap_t){ b->rank, b->size, "the test's board", b, board_allgather };
 }
 
-static void pe_main(int me, struct board *world_board, struct board *team_boards)
+static void pe_main(int me, struct board *world_board, struct board *team_boards,
+		    struct hold *hold)
 {
 	struct shared_boot world = { world_board, me, PES, identity, 0 };
 	shmemx_bootstrap_t boot = bootstrap_of(&world);
@@ -146,6 +156,19 @@ static void pe_main(int me, struct board *world_board, struct board *team_boards
 		CHECK(shmemx_allreduce(SHMEM_TEAM_WORLD, sum, x, 8, SHMEMX_FP32, SHMEMX_SUM) == 0);
 	}
 	CHECK(sum[0] == 6.0f);
+
+	/*
+	 * A PE that leaves right after a barrier another PE is still in: PE 1
+	 * comes last, and main() stops PE 2 after its first round, so that PE
+	 * 3 is through (it hears from 2, then 1) while PE 0 waits for PE 2's
+	 * second round. PE 3 did its part: its exit must not end PE 0's wait.
+	 */
+	if (me == 1) {
+		while (!atomic_load(&hold->pe1_go))
+			usleep(1000);
+	}
+	if (me == 2)
+		atomic_store(&hold->pe2_entering, 1);
 	shmem_barrier_all();
 
 	/* PE 3 leaves; PE 0's next request can never complete, and says why */
@@ -257,30 +280,95 @@ static int child_ok(void (*fn)(void), const char *what)
 	return 0;
 }
 
+/* Whether @pid sleeps in a system call a wait sleeps in: past its first round's store. */
+static int sleeps_in_a_wait(pid_t pid)
+{
+	char path[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	CHECK(f);
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;	/* "running" */
+	fclose(f);
+	return nr == SYS_futex || nr == SYS_nanosleep || nr == SYS_clock_nanosleep;
+}
+
+/*
+ * The hold of pe_main's last barrier: PE 2 stopped in it, PE 1 let in, PE
+ * 3 through and gone, and PE 0 still waiting for PE 2, alive after many
+ * checks of its peers (every 1 to 10 ms). 1 if all went so; PE 3 is
+ * reaped, and so is PE 0 if it ended, each with its pid zeroed.
+ */
+static int pe3_leaves_a_barrier_early(pid_t *pids, struct hold *hold)
+{
+	int status, ok = 1;
+
+	for (int ms = 0; !atomic_load(&hold->pe2_entering) || !sleeps_in_a_wait(pids[2]); ms++) {
+		if (ms == 30000) {
+			fprintf(stderr, "PE 2 did not wait in the barrier within 30 s\n");
+			return 0;
+		}
+		usleep(1000);
+	}
+	CHECK(kill(pids[2], SIGSTOP) == 0);
+	CHECK(waitpid(pids[2], &status, WUNTRACED) == pids[2] && WIFSTOPPED(status));
+	atomic_store(&hold->pe1_go, 1);
+	CHECK(waitpid(pids[3], &status, 0) == pids[3]);
+	pids[3] = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "PE 3 ended with status %#x\n", status);
+		ok = 0;
+	}
+	usleep(300 * 1000);
+	if (waitpid(pids[0], &status, WNOHANG) == pids[0]) {
+		fprintf(stderr, "PE 0 ended with status %#x while PE 2 was stopped in the barrier PE 3 had left\n",
+			status);
+		pids[0] = 0;
+		ok = 0;
+	}
+	CHECK(kill(pids[2], SIGCONT) == 0);
+	return ok;
+}
+
 int main(void)
 {
 	/* the world's board, three teams' boards, and one whose counter says PE 0 is done */
 	struct board *boards = mmap(NULL, 5 * sizeof(struct board), PROT_READ | PROT_WRITE,
 				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct hold *hold = mmap(NULL, sizeof(*hold), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t pids[PES];
 	int failed = 0;
 
 	if (!child_ok(try_init_fails, "a bad setting") ||
 	    !child_ok(try_init_fails_in_bootstrap, "a failing bootstrap"))
 		return 1;
-	CHECK(boards != MAP_FAILED);
+	CHECK(boards != MAP_FAILED && hold != MAP_FAILED);
 	memset(boards, 0, 5 * sizeof(struct board));
+	memset(hold, 0, sizeof(*hold));
 	for (int i = 0; i < PES; i++) {
 		pids[i] = fork();
 		CHECK(pids[i] >= 0);
 		if (!pids[i]) {
 			alarm(60);
-			pe_main(i, &boards[0], &boards[1]);
+			pe_main(i, &boards[0], &boards[1], hold);
 		}
+	}
+	if (!pe3_leaves_a_barrier_early(pids, hold)) {
+		/* PEs 1 and 2 wait for PE 0's word: not for their alarms */
+		for (int i = 0; i < PES; i++)
+			if (pids[i])
+				kill(pids[i], SIGKILL);
+		failed = 1;
 	}
 	for (int i = 0; i < PES; i++) {
 		int status;
 
+		if (!pids[i])
+			continue;
 		CHECK(waitpid(pids[i], &status, 0) == pids[i]);
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			fprintf(stderr, "PE %d ended with status %#x\n", i, status);
