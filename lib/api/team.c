@@ -80,20 +80,6 @@ out:
 	free(count);
 }
 
-/* @pe's index in @t, or -1 */
-static int index_of(const struct sc_team *t, int pe)
-{
-	if (t->members) {
-		for (int i = 0; i < t->size; i++)
-			if (t->members[i] == pe)
-				return i;
-		return -1;
-	}
-	if (pe < t->start || (pe - t->start) % t->stride || (pe - t->start) / t->stride >= t->size)
-		return -1;
-	return (pe - t->start) / t->stride;
-}
-
 /* @members (taken over, may be NULL) or else @start and @stride say who is in it */
 static void team_set(struct sc_team *t, int start, int stride, int size, int *members,
 		     int slot)
@@ -104,7 +90,7 @@ static void team_set(struct sc_team *t, int start, int stride, int size, int *me
 	t->size = size;
 	t->members = members;
 	t->slot = slot;
-	t->my_index = index_of(t, sc.me);
+	t->my_index = sc_team_index_of(t, sc.me);
 	for (int i = 0; i < size; i++)
 		t->spans |= !sc.mem.base[sc_team_world_pe(t, i)];
 	if (t->spans && t->my_index >= 0)
@@ -190,7 +176,7 @@ static shmem_team_t make_team(const struct sc_team *parent, int first, int step,
 {
 	struct sc_team *t;
 	int *members = NULL;
-	int me = index_of(parent, sc.me) - first;
+	int me = sc_team_index_of(parent, sc.me) - first;
 
 	if (me < 0 || me % step || me / step >= size)
 		return SHMEM_TEAM_INVALID;
@@ -347,7 +333,7 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 	if (!src || !dest || src_pe < 0 || src_pe >= src->size)
 		return -1;
 	pe = sc_team_world_pe(src, src_pe);
-	return index_of(dest, pe);
+	return sc_team_index_of(dest, pe);
 }
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)

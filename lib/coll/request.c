@@ -51,10 +51,18 @@ static void missing_members(void *ctx, char *out, unsigned long len, const char 
 	sc_format_ranks(missing, n, out, len);
 }
 
+/* Across nodes, who is behind the current step, and who owes it a round (step_across). */
+static struct sc_behind step_behind(const struct sc_team *t)
+{
+	struct sc_internal *mine = sc_internal_of(sc.me);
+
+	return (struct sc_behind){ t, &mine->coll_entered[t->slot], mine->coll_arrivals[t->slot],
+				   t->coll_epoch };
+}
+
 void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long len)
 {
 	const struct sc_team *t = r->a.team;
-	struct sc_internal *mine = sc_internal_of(sc.me);
 	int late[SC_MAX_PES] = { 0 }, n = 0;
 	char pes[400];
 
@@ -68,8 +76,7 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 		return;
 	}
 	if (r->spans) {
-		struct sc_behind behind = { t, &mine->coll_entered[t->slot],
-					    mine->coll_arrivals[t->slot], t->coll_epoch };
+		struct sc_behind behind = step_behind(t);
 
 		sc_members_behind(&behind, pes, sizeof(pes), NULL);
 		snprintf(out, len, "%s on a team of %d (across nodes) waits for PEs %s, which have not arrived",
@@ -137,8 +144,7 @@ static int step_across(const struct shmemx_request *r, int block)
 		if (!block)
 			return 0;
 		if (!waiting_began) {
-			behind = (struct sc_behind){ t, &mine->coll_entered[t->slot],
-						     mine->coll_arrivals[t->slot], t->coll_epoch };
+			behind = step_behind(t);
 			sc_wait_begin(&wait, r->a.what, -1, sc_members_behind, &behind);
 			sc_wait_owed(&wait, sc_member_owes);
 			waiting_began = 1;

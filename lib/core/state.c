@@ -31,3 +31,16 @@ void sc_pe_out_of_range(int pe, const char *function)
 {
 	sc_fatal(1, "PE %d: %s: PE %d is outside 0..%d", sc.me, function, pe, sc.npes - 1);
 }
+
+int sc_team_index_of(const struct sc_team *t, int pe)
+{
+	if (t->members) {
+		for (int i = 0; i < t->size; i++)
+			if (t->members[i] == pe)
+				return i;
+		return -1;
+	}
+	if (pe < t->start || (pe - t->start) % t->stride || (pe - t->start) / t->stride >= t->size)
+		return -1;
+	return (pe - t->start) / t->stride;
+}

@@ -92,6 +92,8 @@ static inline int sc_team_world_pe(const struct sc_team *team, int index)
 {
 	return team->members ? team->members[index] : team->start + index * team->stride;
 }
+/* The inverse: world PE @pe's index in @team, or -1 if it is not a member. */
+int sc_team_index_of(const struct sc_team *team, int pe);
 
 /* Exits with a clear message if the library is not initialized. */
 void sc_require_init(const char *function);

@@ -44,11 +44,9 @@ int sc_member_owes(void *behind, int pe)
 {
 	const struct sc_behind *b = behind;
 	const struct sc_team *t = b->team;
-	int index = 0;
+	int index = sc_team_index_of(t, pe);
 
-	while (index < t->size && sc_team_world_pe(t, index) != pe)
-		index++;
-	if (index == t->size)
+	if (index < 0)
 		return 0;
 	for (int k = 0, step = 1; step < t->size; k++, step <<= 1) {
 		int to = sc_team_world_pe(t, (index + step) % t->size);
