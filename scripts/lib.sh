@@ -68,6 +68,14 @@ checkpatch() {
 	echo "$(linux_source_dir)/scripts/checkpatch.pl"
 }
 
+# The last-level cache in bytes, as the kernel reports it (getconf is wrong
+# in some VMs); 0 where it says nothing. The benchmarks' memory floor applies
+# where the data outgrows it.
+last_level_cache_bytes() {
+	awk '/K$/ { print $1 * 1024 } /M$/ { print $1 * 1048576 }' \
+		/sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 0
+}
+
 # The Debian 13 (trixie) root where the PyTorch backend is built and tested:
 # Debian 12's torch (1.13) is older than the c10d::Backend API.
 torch_root_dir() {

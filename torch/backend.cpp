@@ -30,12 +30,6 @@ namespace {
 using c10d::OpType;
 using TensorList = std::vector<at::Tensor>;
 
-// Operations this small run on the caller's thread when the engine is idle
-// (for how long: sct_engine_run_inline), so that a small all_reduce costs no
-// thread switch; larger ones go to the engine's thread at once, so that the
-// caller computes while they move (DDP's buckets overlap the backward pass).
-constexpr size_t kInlineMaxBytes = 64 << 10;
-
 // The Store is how the ranks meet: every init_method works, no port of ours.
 struct StoreBootstrap {
 	c10::intrusive_ptr<c10d::Store> store;
@@ -1060,8 +1054,7 @@ public:
 		p->op.done = pending_done;
 		p->op.ctx = p.get();
 		sct_op *op = &p.release()->op;
-		if (op->count * shmemx_dtype_size(op->dtype) > kInlineMaxBytes ||
-		    !sct_engine_run_inline(op))
+		if (!sct_engine_run_inline(op))
 			sct_engine_submit(op);
 		return w;
 	}
@@ -1262,6 +1255,17 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m)
 		d["bytes"] = bytes;
 		return d;
 	}, "This rank's heap tensors not yet dropped, and their bytes");
+	m.def("progress_settings", []() {
+		double spin, budget;
+		size_t max;
+		py::dict d;
+
+		sct_engine_settings(&spin, &budget, &max);
+		d["spin_us"] = spin * 1e6;
+		d["inline_us"] = budget * 1e6;
+		d["inline_max_bytes"] = max == SIZE_MAX ? py::object(py::none()) : py::int_(max);
+		return d;
+	}, "How the progress thread polls, and which operations run on their caller");
 	m.doc() = "shmemcomm's torch.distributed backend (import shmemcomm_torch to register it)";
 	py::class_<ProcessGroupShmemcomm, c10d::Backend, c10::intrusive_ptr<ProcessGroupShmemcomm>>(
 		m, "ProcessGroupShmemcomm")

@@ -15,15 +15,22 @@
 #define SPIN_ALONE 50e-6	/* seconds of spinning while a core per process is free */
 #define SPIN_SHARED 1e-6	/* processes outnumber cores: the awaited one may need this core */
 /*
- * How long a small operation runs on its caller before the engine's thread
- * takes it over. Where processes outnumber cores, the awaited peer shares
- * this core and a collective often outlasts 50 us; a hand-over then costs
- * a wake-up and two thread switches on a core nobody can spare (measured:
- * 4 ranks on 2 cores, 8 B, 72-88 us per all_reduce with 50 us, 45-48 us
- * with 200 us or 1 ms).
+ * How long an operation runs on its caller before the engine's thread
+ * takes it over, and up to what size. Where the engine's thread has a core
+ * of its own, only small operations run inline, for 50 us: a larger one
+ * goes to the thread at once and moves while the caller computes (DDP's
+ * buckets during the backward pass). Where it has not (the process may
+ * use one CPU, or the node's ranks and their threads outnumber its cores),
+ * the thread could only run in the caller's place: a hand-over then
+ * overlaps nothing and costs a wake-up and two thread switches on that
+ * core. Every operation then runs inline for up to 1 ms. Measured on 2
+ * cores: 4 ranks, 8 B, 72-88 us per all_reduce with 50 us, 45-48 us with
+ * 200 us or 1 ms; 2 ranks bound to a core each, 256 KiB, 47-56 us handed
+ * over, 24-40 us inline.
  */
 #define INLINE_ALONE 50e-6
 #define INLINE_SHARED 1e-3
+#define INLINE_ALONE_MAX_BYTES (64u << 10)
 
 static struct {
 	pthread_mutex_t lock;
@@ -42,6 +49,7 @@ static struct {
 	struct sct_op *head, *tail;
 	double spin;
 	double inline_budget;	/* seconds an inline operation runs on its caller */
+	size_t inline_max;	/* bytes of the largest operation that runs inline */
 	int spin_set;		/* by SHMEMCOMM_TORCH_SPIN_US, which then wins */
 	char broken[1024];	/* written once, by the thread, under @lock */
 } engine = { .lock = PTHREAD_MUTEX_INITIALIZER, .library = PTHREAD_MUTEX_INITIALIZER,
@@ -564,11 +572,24 @@ void sct_engine_drive(int (*done)(void *ctx), void *ctx)
 void sct_engine_fit_cores(int node_pes)
 {
 	/* the node's cores, as the library's waits count them */
-	if (node_pes <= sysconf(_SC_NPROCESSORS_ONLN))
-		return;
-	engine.inline_budget = INLINE_SHARED;
-	if (!engine.spin_set)
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t allowed;
+	/* this thread's, as the engine's thread, which inherited the caller's */
+	long usable = sched_getaffinity(0, sizeof(allowed), &allowed) ? cores : CPU_COUNT(&allowed);
+
+	if (2L * node_pes > cores || usable < 2) {
+		engine.inline_budget = INLINE_SHARED;
+		engine.inline_max = SIZE_MAX;
+	}
+	if (node_pes > cores && !engine.spin_set)
 		engine.spin = SPIN_SHARED;
+}
+
+void sct_engine_settings(double *spin, double *inline_budget, size_t *inline_max)
+{
+	*spin = engine.spin;
+	*inline_budget = engine.inline_budget;
+	*inline_max = engine.inline_max;
 }
 
 int sct_engine_start(char *error, size_t len)
@@ -581,6 +602,7 @@ int sct_engine_start(char *error, size_t len)
 		goto out;
 	engine.spin = SPIN_ALONE;
 	engine.inline_budget = INLINE_ALONE;
+	engine.inline_max = INLINE_ALONE_MAX_BYTES;
 	engine.spin_set = spin && *spin;
 	if (engine.spin_set) {
 		char *end;
@@ -635,6 +657,8 @@ int sct_engine_run_inline(struct sct_op *op)
 	int r, fully_started = 1;
 	double until, idle_since = 0;
 
+	if (op->count * shmemx_dtype_size(op->dtype) > engine.inline_max)
+		return 0;
 	pthread_mutex_lock(&engine.lock);
 	if (!engine.running || engine.stopping || engine.outstanding || engine.broken[0] ||
 	    pthread_mutex_trylock(&engine.library)) {

@@ -92,20 +92,23 @@ int sct_p2p_setup(char *error, size_t len);
 /* Starts the thread (once per process); 0, or -1 with @error filled. */
 int sct_engine_start(char *error, size_t len);
 /*
- * After init: with more of the node's PEs than it has cores, the default
- * spin is 1 us, as the library's own waits do, and an inline operation
- * keeps its caller for up to 1 ms instead of 50 us.
+ * After init, on the engine's thread: with more of the node's PEs than it
+ * has cores, the default spin is 1 us, as the library's own waits do.
+ * Where the engine's thread has no core of its own (the process may use
+ * one CPU, or the node's PEs are more than half its cores), operations of
+ * any size run inline, for up to 1 ms; else those up to 64 KiB, for 50 us.
  */
 void sct_engine_fit_cores(int node_pes);
+/* What the above chose: seconds of spin and of an inline run, bytes inline at most. */
+void sct_engine_settings(double *spin, double *inline_budget, size_t *inline_max);
 /* Queues @op; it completes through op->done, always, on the engine's thread. */
 void sct_engine_submit(struct sct_op *op);
 /*
- * When nothing is outstanding, runs @op on the calling thread for up to
- * 50 us (1 ms where processes outnumber cores: sct_engine_fit_cores) and,
- * if it has not completed by then, hands it to the
- * engine's thread as it stands: a small operation then costs no thread
- * switch. Returns 0 (and does nothing) when the engine is busy; the caller
- * then submits it.
+ * When nothing is outstanding and @op is small enough, runs it on the
+ * calling thread for up to 50 us (for both, see sct_engine_fit_cores) and,
+ * if it has not completed by then, hands it to the engine's thread as it
+ * stands: the operation then costs no thread switch. Returns 0 (and does
+ * nothing) when the engine is busy or @op too big; the caller then submits it.
  */
 int sct_engine_run_inline(struct sct_op *op);
 /*

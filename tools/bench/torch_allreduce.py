@@ -35,7 +35,7 @@ dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[dtype_name]
 
 
 def iters_for(nbytes):
-    return 2000 if nbytes <= 4096 else 500 if nbytes <= 65536 else 50 if nbytes <= 1 << 20 else 5
+    return 2000 if nbytes <= 4096 else 500 if nbytes <= 65536 else 50 if nbytes <= 1 << 20 else 20
 
 
 def main():

@@ -74,6 +74,14 @@ def transport():
     return _C.transport()
 
 
+def progress_settings():
+    """How this process's progress thread works, as chosen at init_process_group: "spin_us" it
+    spins before yielding the core, and the operations that run on the caller's thread instead
+    when nothing else is outstanding: for up to "inline_us", of up to "inline_max_bytes" (None:
+    any size, where the thread would only take the caller's core)."""
+    return _C.progress_settings()
+
+
 def _create(dist_options, backend_options):
     del backend_options  # shmemcomm has no options of torch's kind: its settings are variables
     return _C.ProcessGroupShmemcomm(
