@@ -13,9 +13,14 @@ raised is followed by the others raising within the group's timeout, which the
 error tests check), then SIGTERM and, 2 s later, SIGKILL, as torchrun stops a
 job whose worker failed; so a rank that waits forever on one that is gone (Gloo
 without a timeout) cannot hold the job until --timeout.
+
+A rank that fails is named with its status or signal, and the ranks run with
+Python's faulthandler on, so a crash in native code prints every thread's
+Python stack: a failure says where, even one that printed nothing itself.
 """
 import argparse
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -43,7 +48,7 @@ def main():
     for rank in range(a.n):
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(a.n),
                    LOCAL_WORLD_SIZE=str(a.n), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                   USE_LIBUV="0")
+                   USE_LIBUV="0", PYTHONFAULTHANDLER="1")
         procs.append(subprocess.Popen([sys.executable, a.script] + a.args, env=env))
     deadline = time.monotonic() + a.timeout
     status = 0
@@ -85,6 +90,10 @@ def main():
                       file=sys.stderr)
                 status = status or 1
             continue
+        if p.returncode and not terminated and status != 124:
+            how = (f"signal {-p.returncode} ({signal.strsignal(-p.returncode)})" if p.returncode < 0
+                   else f"status {p.returncode}")
+            print(f"launch.py: rank {rank} ended with {how}", file=sys.stderr)
         if p.returncode and not status:
             status = p.returncode if p.returncode > 0 else 128 - p.returncode
     sys.exit(status)
