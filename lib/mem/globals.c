@@ -73,38 +73,38 @@ static char *at_fork;
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * Puts [start, start + size) back on private anonymous memory, holding
- * @from's bytes (NULL: its own). A copy of its own goes through a buffer
- * of its own, not malloc: this runs in a fork child, and with the data it
- * moves. The copy back is a loop of volatile words, not memcpy: the range
- * can hold the program's lazily bound PLT slots (.got.plt), which read
- * zero until it is done.
+ * Puts @copy, private anonymous memory holding [start, start + size)'s
+ * bytes, in the range's place. mremap swaps the mappings in one step under
+ * the process's mm lock, so another thread reads either the shared pages or
+ * the copy, never a page in between: a torch process reads the program's
+ * data (the interpreter's state, its lazily bound PLT slots) from threads of
+ * its own while the backend finalizes, and mapping zeros first and copying
+ * into them made one of those threads call address 0.
  */
-static int privatize(char *start, size_t size, const char *from)
+static int swap_in_copy(char *start, size_t size, void *copy)
 {
-	void *tmp = NULL;
-	volatile uint64_t *to = (volatile uint64_t *)start;
-	const uint64_t *words;
-
-	if (!from) {
-		tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (tmp == MAP_FAILED)
-			return -errno;
-		memcpy(tmp, start, size);
-		from = tmp;
-	}
-	if (mmap(start, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		 -1, 0) == MAP_FAILED) {
-		if (tmp)
-			munmap(tmp, size);
+	if (mremap(copy, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, start) == MAP_FAILED)
 		return -errno;
-	}
-	words = (const uint64_t *)from;
-	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
-		to[i] = words[i];
-	if (tmp)
-		munmap(tmp, size);
 	return 0;
+}
+
+/*
+ * Puts the range back on private memory with its present bytes. A write
+ * another thread makes between the copy and the swap is lost, as on the
+ * way in (move_onto_memfd); this thread writes no global in between.
+ */
+static int privatize(char *start, size_t size)
+{
+	void *copy = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err;
+
+	if (copy == MAP_FAILED)
+		return -errno;
+	memcpy(copy, start, size);
+	err = swap_in_copy(start, size, copy);
+	if (err)
+		munmap(copy, size);
+	return err;
 }
 
 static void snapshot_before_fork(void)
@@ -127,11 +127,10 @@ static void privatize_in_child(void)
 	pthread_mutex_init(&fork_lock, NULL);
 	if (!size)
 		return;
-	if (privatize(moved_start, size, at_fork))
+	/* the snapshot is the child's own copy-on-write memory: it becomes the range */
+	if (swap_in_copy(moved_start, size, at_fork))
 		_exit(127);
 	moved_size = 0;
-	if (at_fork)
-		munmap(at_fork, size);
 	at_fork = NULL;
 }
 
@@ -256,7 +255,7 @@ void sc_globals_teardown(struct sc_globals *g, int npes)
 				munmap(g->base[pe], g->size);
 		/* the program carries on with its data where it was, private */
 		pthread_mutex_lock(&fork_lock);
-		if (moved_size && !privatize(moved_start, moved_size, NULL)) {
+		if (moved_size && !privatize(moved_start, moved_size)) {
 			if (at_fork)
 				munmap(at_fork, moved_size);
 			at_fork = NULL;

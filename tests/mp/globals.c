@@ -1,7 +1,10 @@
 /* Symmetric globals and statics: put, get, atomics, wait_until, put with
  * signal, shmem_ptr and the team collectives on variables of the program's
- * data and bss, never on the heap; and a child of fork() keeps its own
- * globals, as without the library. */
+ * data and bss, never on the heap; a child of fork() keeps its own
+ * globals, as without the library; and another thread reads the globals
+ * right through shmem_finalize, which gives them back to the program. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -20,6 +23,29 @@ static char big[BIG];
 static long reduce_source[32], reduce_dest[32];
 static long collected[64 * 8];
 static long broadcast_dest[16];
+
+/* on the reader's stack, not in the globals it watches */
+struct reader {
+	atomic_int stop;
+	long bss_value, reads, wrong;
+};
+
+/*
+ * A torch process has threads of its own that read the program's data (the
+ * interpreter's state, the lazily bound PLT slots) while the backend
+ * finalizes: they must see the values, never a page of zeros on the way.
+ */
+static void *read_globals(void *arg)
+{
+	struct reader *r = arg;
+
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		r->wrong += *(volatile long *)&in_data[0] != 1 ||
+			    *(volatile long *)&in_bss[63] != r->bss_value;
+		r->reads++;
+	}
+	return NULL;
+}
 
 int main(void)
 {
@@ -132,8 +158,27 @@ int main(void)
 	if (me == 0)
 		MP_CHECK(counter == 2 * n);
 
-	shmem_finalize();
+	{
+		struct reader r = { .bss_value = in_bss[63] };
+		pthread_t reader;
+
+		MP_CHECK(pthread_create(&reader, NULL, read_globals, &r) == 0);
+		while (!*(volatile long *)&r.reads)
+			;
+		shmem_finalize();
+		atomic_store(&r.stop, 1);
+		pthread_join(reader, NULL);
+		/* no MP_CHECK past finalize: it would ask the library for the PE */
+		if (r.wrong) {
+			fprintf(stderr, "PE %d: %ld of %ld reads across shmem_finalize saw a global change\n",
+				me, r.wrong, r.reads);
+			return 1;
+		}
+	}
 	/* after finalize the program's globals are its own, and keep their values */
-	MP_CHECK(in_data[8 + right] == 100 + right);
+	if (in_data[8 + right] != 100 + right) {
+		fprintf(stderr, "PE %d: a global lost its value in shmem_finalize\n", me);
+		return 1;
+	}
 	return 0;
 }
