@@ -1,8 +1,8 @@
 /*
  * Waiting on shared memory: spin first, with no system call, then yield,
  * then sleep in growing steps so that oversubscribed PEs make progress.
- * The spin lasts SHMEMCOMM_SPIN_US microseconds: 50 by default, 1 when the
- * node runs more PEs than it has CPUs, since the PE awaited may then be
+ * The spin lasts SHMEMCOMM_SPIN_US microseconds: 50 by default, none when
+ * the node runs more PEs than it has CPUs, since the PE awaited may then be
  * waiting for this CPU. After the spin every step also checks that no PE
  * has called shmem_global_exit, and every millisecond that the wait has not
  * outlived SHMEMCOMM_TIMEOUT and that the node's PEs are alive, or have
