@@ -68,6 +68,13 @@ checkpatch() {
 	echo "$(linux_source_dir)/scripts/checkpatch.pl"
 }
 
+# copy_rate_gbs STREAM-BINARY: the machine's copy bandwidth in GB/s
+# (tools/bench/stream.c), with memcpy's streaming stores at every size, so
+# that the copy moves the bytes it counts
+copy_rate_gbs() {
+	GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x4040 "$1" | awk '{ print $2 }'
+}
+
 # The last-level cache in bytes, as the kernel reports it (getconf is wrong
 # in some VMs); 0 where it says nothing. The benchmarks' memory floor applies
 # where the data outgrows it.

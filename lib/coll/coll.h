@@ -69,7 +69,7 @@ struct shmemx_request {
 	int nblocks;		/* blocks of @count in a source */
 	int src_staged;		/* this PE's source goes through stage_in */
 	int result_staged;	/* this PE's allreduce results go through stage_out */
-	int stream;		/* streaming stores for the copies into dest */
+	int stream;		/* enum sc_coll_store: how the results are stored */
 	int spans;		/* some member is reached through the NIC (see direct.c) */
 	size_t chunk_len;	/* elements per block per chunk */
 	size_t nchunks;
@@ -129,8 +129,15 @@ int sc_coll_kind_parse(const char *name);
 int sc_coll_pick_algo(size_t bytes, const struct sc_team *team);
 /* Whether the smallest allreduce, of @bytes (up to SC_TINY_MAX), runs on the tiny lines. */
 int sc_coll_tiny_lines_win(size_t bytes, const struct sc_team *team);
-/* Whether results of @dst_bytes a member, on a team of @members, take streaming stores. */
-int sc_coll_streams(size_t dst_bytes, int members);
+/* How a collective stores its results (sc_coll_streams); nonzero: some streaming. */
+enum sc_coll_store {
+	SC_STORE_CACHED,
+	SC_STORE_STREAM,	/* the copies into results; a PE's own reduced slice cached */
+	SC_STORE_STREAM_ALL,	/* its own reduced slice too */
+};
+
+/* How results of @dst_bytes a member, on a team of @members, are stored. */
+enum sc_coll_store sc_coll_streams(size_t dst_bytes, int members);
 /* The algorithm of a @kind (not allreduce) moving @bytes in all on @team; -1: the pipeline. */
 int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc_team *team);
 /* Whether @team lies on its nodes evenly enough for the hierarchical scheme. */

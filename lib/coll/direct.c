@@ -115,30 +115,40 @@ void sc_coll_to_dest(const struct shmemx_request *r, size_t i, const void *from,
  * Reduces this PE's slice [lo, hi) into its own result and pushes it into
  * every other member's, so that each member then reads only its own
  * memory. Block by block, while the block is in L1. With streaming stores
- * only the pushes into peers' heap results stream: measured here, also
- * streaming this PE's own result, or into stage_out (read back at once),
- * is slower (16 MiB: 1.76 ms against 2.0 ms).
+ * the pushes into peers' heap results stream (not into stage_out, which is
+ * read back at once); this PE's own slice streams too where r->stream says
+ * so (sc_coll_streams), reduced first into an L1 block of the stack, since
+ * a pushed block streamed from its own result would be read back from DRAM.
+ * One fence at the end, before the caller publishes.
  */
 static void reduce_and_push(const struct shmemx_request *r, size_t c, size_t lo, size_t hi)
 {
 	int n = r->a.team->size, me = r->a.team->my_index;
+	int own_streams = r->stream == SC_STORE_STREAM_ALL && r->result_of[me];
 	size_t block = PUSH_BLOCK / r->elem;
 	const void *in[n];
+	char l1_block[PUSH_BLOCK] __attribute__((aligned(64)));
 
 	for (size_t at = lo; at < hi; at += block) {
 		size_t len = hi - at < block ? hi - at : block;
-		char *reduced = result_at(r, c, me, at);
+		char *reduced = own_streams ? l1_block : result_at(r, c, me, at);
 
 		for (int m = 0; m < n; m++)
 			in[m] = source_at(r, c, m, 0, at);
 		r->kernel(reduced, in, n, len);
+		if (own_streams)
+			sc_copy_streaming(result_at(r, c, me, at), l1_block, len * r->elem);
 		for (int m = 1; m < n; m++) {
 			int to = (me + m) % n;
 
-			sc_copy(result_at(r, c, to, at), reduced, len * r->elem,
-				r->stream && r->result_of[to]);
+			if (r->stream && r->result_of[to])
+				sc_copy_streaming(result_at(r, c, to, at), reduced, len * r->elem);
+			else
+				memcpy(result_at(r, c, to, at), reduced, len * r->elem);
 		}
 	}
+	if (r->stream)
+		sc_stream_fence();
 }
 
 /* Across nodes: where member @m's source element (@block, @i) sits in its segment. */

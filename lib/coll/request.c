@@ -506,7 +506,8 @@ static int prepare(struct shmemx_request *r, const struct sc_coll_args *a, int t
 				  (unsigned long)(!r->result_staged && sc_pool_contains(a->dest, dst_bytes));
 	}
 	/* one-shot's results are its team's smallest: never past the cache */
-	r->stream = r->algo != SC_ALGO_ONESHOT && sc_coll_streams(dst_bytes, t->size);
+	r->stream = r->algo == SC_ALGO_ONESHOT ? SC_STORE_CACHED :
+		    sc_coll_streams(dst_bytes, t->size);
 	line = 64 / r->elem ? 64 / r->elem : 1;
 	r->pair.big_buffers = sc_coll_pairwise(r->algo) && t->slot == SC_SLOT_WORLD;
 	if (sc_coll_pairwise(r->algo)) {

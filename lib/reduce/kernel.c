@@ -62,13 +62,13 @@ sc_kernel_fn sc_kernel(enum sc_simd simd, enum sc_dtype dtype, enum sc_op op)
 	return tables[simd][dtype][op];
 }
 
-void sc_copy(void *dst, const void *src, size_t bytes, int stream)
+void sc_copy_streaming(void *dst, const void *src, size_t bytes)
 {
 	char *d = dst;
 	const char *s = src;
 	size_t head = (16 - ((uintptr_t)d & 15)) & 15;
 
-	if (!stream || bytes < 256) {
+	if (bytes < 256) {
 		memcpy(dst, src, bytes);
 		return;
 	}
@@ -88,6 +88,20 @@ void sc_copy(void *dst, const void *src, size_t bytes, int stream)
 		_mm_stream_si128((__m128i *)(d + 48), e);
 	}
 	memcpy(d, s, bytes);
-	/* streaming stores are weakly ordered: make them visible before any flag */
+}
+
+/* streaming stores are weakly ordered: they must be visible before any flag */
+void sc_stream_fence(void)
+{
 	_mm_sfence();
+}
+
+void sc_copy(void *dst, const void *src, size_t bytes, int stream)
+{
+	if (!stream) {
+		memcpy(dst, src, bytes);
+		return;
+	}
+	sc_copy_streaming(dst, src, bytes);
+	sc_stream_fence();
 }

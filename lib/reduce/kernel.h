@@ -37,5 +37,13 @@ sc_kernel_fn sc_kernel(enum sc_simd simd, enum sc_dtype dtype, enum sc_op op);
 
 /* memcpy, with streaming stores when @stream (a copy the CPU won't read back soon) */
 void sc_copy(void *dst, const void *src, size_t bytes, int stream);
+/*
+ * The same with streaming stores and no fence: for a loop of copies, which
+ * then calls sc_stream_fence once before it publishes. A fence after each
+ * 8 KiB cost 3-5% of a 2-PE allreduce of 16 MiB.
+ */
+void sc_copy_streaming(void *dst, const void *src, size_t bytes);
+/* Makes the streaming stores before it visible before any store after it (a flag). */
+void sc_stream_fence(void);
 
 #endif
