@@ -112,19 +112,18 @@ static inline void NAME(store_bf16)(u_u16 *dst, const float *src, size_t n)
 		for (size_t base = 0; base < count; base += BLOCK) {                        \
 			size_t m = count - base < BLOCK ? count - base : BLOCK;             \
 			const UTYPE *first = (const UTYPE *)in[0] + base;                   \
-			const UTYPE *second = (const UTYPE *)in[nin > 1] + base;            \
-			const UTYPE *third = (const UTYPE *)in[nin > 2 ? 2 : 0] + base;     \
-			int k = nin > 2 ? 3 : 2;                                            \
-			if (nin > 2)                                                        \
+			int k = 1; /* one input, or three and more: two went above */       \
+			if (nin > 2) {                                                      \
+				const UTYPE *second = (const UTYPE *)in[1] + base;          \
+				const UTYPE *third = (const UTYPE *)in[2] + base;           \
 				for (size_t j = 0; j < m; j++)                              \
 					acc[j] = F_##OP(F_##OP((TYPE)first[j], second[j]),  \
 							third[j]);                          \
-			else if (nin > 1)                                                   \
-				for (size_t j = 0; j < m; j++)                              \
-					acc[j] = F_##OP((TYPE)first[j], second[j]);         \
-			else                                                                \
+				k = 3;                                                      \
+			} else {                                                            \
 				for (size_t j = 0; j < m; j++)                              \
 					acc[j] = first[j];                                  \
+			}                                                                   \
 			for (; k + 1 < nin; k += 2) {                                       \
 				const UTYPE *a = (const UTYPE *)in[k] + base;               \
 				const UTYPE *b = (const UTYPE *)in[k + 1] + base;           \

@@ -3,8 +3,8 @@
  * machine's memory with one thread per core, arrays far larger than the
  * caches, best of 5 (as STREAM reports). Counts read + written bytes, and
  * moves just those where glibc's memcpy streams its stores: past a
- * threshold of its own (192 MiB on this machine kind), which
- * scripts/bench-peers sets low (GLIBC_TUNABLES). A cached copy would move 3
+ * threshold of its own (192 MiB on this machine kind), which the benchmarks
+ * set low (copy_rate_gbs in scripts/lib.sh). A cached copy would move 3
  * bytes for the 2 it counts (each line read before it is written): 26-28
  * GB/s here against 40-54 streamed.
  *   stream [MIB_PER_THREAD]   prints "copy_gbs N"
