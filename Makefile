@@ -35,11 +35,12 @@ PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
-	$(filter-out tests/guest/guest.c tests/guest/verbs.c,$(wildcard tests/guest/*.c)))
+	$(filter-out tests/guest/guest.c tests/guest/verbs.c tests/guest/cycles.c,\
+	$(wildcard tests/guest/*.c)))
 GUEST_COMPAT32 := $(BUILD)/tests/guest/compat32
 MP_TESTS := $(patsubst tests/mp/%.c,$(BUILD)/tests/mp/%,$(wildcard tests/mp/*.c))
 EXAMPLES := $(patsubst tests/examples/%.c,$(BUILD)/tests/examples/%,$(wildcard tests/examples/*.c))
-VERBS_TESTS := rdma rdma_user dmabuf kill_cycles
+VERBS_TESTS := rdma rdma_user dmabuf kill_cycles kill_cycles_device
 $(foreach t,$(VERBS_TESTS),$(eval GUEST_LIBS_$(t) := $(BUILD)/tests/guest/verbs.o -libverbs))
 # the netlink test speaks to the family through shmemctl's client
 GUEST_LIBS_netlink := -lmnl
@@ -164,6 +165,7 @@ $(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB) $(BUILD
 	$(CC) $(CFLAGS) -o $@ $(filter-out %/verbs.o,$^) $(GUEST_LIBS_$*)
 
 $(BUILD)/tests/guest/netlink: $(GENL)
+$(BUILD)/tests/guest/kill_cycles $(BUILD)/tests/guest/kill_cycles_device: $(BUILD)/tests/guest/cycles.o
 $(BUILD)/tests/guest/netlink.o: CPPFLAGS += -Itools
 
 # Kbuild writes its objects beside the sources; a tree of links under

@@ -16,6 +16,13 @@
  * Locking: the region's dmabufs_lock is taken before a dma-buf's
  * reservation lock (revoke's move_notify), and map_dma_buf, which runs
  * under the reservation lock, takes neither of the region's locks.
+ *
+ * A dma-buf region's dma-buf (device.c) passes the device on to the
+ * exporter's dma-buf: each attachment attaches the same device there,
+ * dynamically, as willing to take peer-to-peer memory as the device is, and
+ * maps and pins through that attachment. It shares the exporter's
+ * reservation object, so the lock held around map, pin and move_notify is
+ * the exporter's too; a move the exporter announces is passed on.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,27 +55,71 @@ static struct shmemcomm_region_file *shmemcomm_dmabuf_rf(struct dma_buf *dmabuf)
 	return sd->file->private_data;
 }
 
+/* Called with the reservation lock held, which the two dma-bufs share */
+static void shmemcomm_dmabuf_exporter_moved(struct dma_buf_attachment *exporter_attach)
+{
+	struct dma_buf_attachment *attach = exporter_attach->importer_priv;
+
+	dma_buf_move_notify(attach->dmabuf);
+}
+
+static const struct dma_buf_attach_ops shmemcomm_dmabuf_pass_on_p2p = {
+	.allow_peer2peer = true,
+	.move_notify = shmemcomm_dmabuf_exporter_moved,
+};
+
+static const struct dma_buf_attach_ops shmemcomm_dmabuf_pass_on = {
+	.allow_peer2peer = false,
+	.move_notify = shmemcomm_dmabuf_exporter_moved,
+};
+
 static int shmemcomm_dmabuf_attach(struct dma_buf *dmabuf,
 				   struct dma_buf_attachment *attach)
 {
-	atomic_inc(&shmemcomm_dmabuf_rf(dmabuf)->region->dmabuf_attachments);
+	struct shmemcomm_region *region = shmemcomm_dmabuf_rf(dmabuf)->region;
+	struct dma_buf_attachment *exporter_attach;
+
+	if (region->device) {
+		exporter_attach =
+			dma_buf_dynamic_attach(shmemcomm_device_dmabuf(region), attach->dev,
+					       attach->peer2peer ?
+					       &shmemcomm_dmabuf_pass_on_p2p :
+					       &shmemcomm_dmabuf_pass_on, attach);
+		if (IS_ERR(exporter_attach)) {
+			pr_info_ratelimited("attach: region %llu: its exporter %s refused %s (error %ld)\n",
+					    region->id, shmemcomm_device_exporter(region),
+					    dev_name(attach->dev), PTR_ERR(exporter_attach));
+			return PTR_ERR(exporter_attach);
+		}
+		attach->priv = exporter_attach;
+	}
+	atomic_inc(&region->dmabuf_attachments);
 	return 0;
 }
 
 static void shmemcomm_dmabuf_detach(struct dma_buf *dmabuf,
 				    struct dma_buf_attachment *attach)
 {
-	atomic_dec(&shmemcomm_dmabuf_rf(dmabuf)->region->dmabuf_attachments);
+	struct shmemcomm_region *region = shmemcomm_dmabuf_rf(dmabuf)->region;
+
+	if (attach->priv)
+		dma_buf_detach(shmemcomm_device_dmabuf(region), attach->priv);
+	atomic_dec(&region->dmabuf_attachments);
 }
 
-/* The pages never move: pinning (for static importers) has nothing to do. */
+/*
+ * Driver pages never move: pinning (for static importers) has nothing to
+ * do. Device memory is pinned where the exporter keeps it.
+ */
 static int shmemcomm_dmabuf_pin(struct dma_buf_attachment *attach)
 {
-	return 0;
+	return attach->priv ? dma_buf_pin(attach->priv) : 0;
 }
 
 static void shmemcomm_dmabuf_unpin(struct dma_buf_attachment *attach)
 {
+	if (attach->priv)
+		dma_buf_unpin(attach->priv);
 }
 
 static struct sg_table *shmemcomm_dmabuf_map(struct dma_buf_attachment *attach,
@@ -88,6 +139,8 @@ static struct sg_table *shmemcomm_dmabuf_map(struct dma_buf_attachment *attach,
 				    dev_name(attach->dev));
 		return ERR_PTR(shmemcomm_refuse_access(err));
 	}
+	if (attach->priv)
+		return dma_buf_map_attachment(attach->priv, dir);
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
@@ -112,6 +165,10 @@ static void shmemcomm_dmabuf_unmap(struct dma_buf_attachment *attach,
 				   struct sg_table *sgt,
 				   enum dma_data_direction dir)
 {
+	if (attach->priv) {
+		dma_buf_unmap_attachment(attach->priv, sgt, dir);
+		return;
+	}
 	dma_unmap_sgtable(attach->dev, sgt, dir, 0);
 	sg_free_table(sgt);
 	kfree(sgt);
@@ -198,6 +255,8 @@ long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg)
 	exp_info.size = (size_t)region->nr_pages << PAGE_SHIFT;
 	exp_info.flags = file->f_mode & FMODE_WRITE ? O_RDWR : O_RDONLY;
 	exp_info.priv = sd;
+	if (region->device)
+		exp_info.resv = shmemcomm_device_dmabuf(region)->resv;
 
 	/*
 	 * Under the region's lock, so that a revoke either refuses this or

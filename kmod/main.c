@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
@@ -13,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mount.h>
+#include <linux/platform_device.h>
 #include <linux/pseudo_fs.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -24,7 +26,7 @@
 static unsigned long max_pinned_mb;
 module_param(max_pinned_mb, ulong, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
-		 "Cap on memory pinned by all regions together, in MiB; applies to new regions (default at load: half of RAM)");
+		 "Cap on what all regions hold together, in MiB: host pages pinned and device memory of dma-buf regions; applies to new regions (default at load: half of RAM)");
 
 static ushort dev_mode = 0666;
 module_param(dev_mode, ushort, 0444);
@@ -35,13 +37,22 @@ module_param(dev_gid, uint, 0444);
 MODULE_PARM_DESC(dev_gid,
 		 "Group of /dev/shmemcomm, applied by the udev rule through the device's gid attribute (default 0)");
 
+/* held = pinned + device, the figure the cap bounds */
+atomic_long_t shmemcomm_held_pages = ATOMIC_LONG_INIT(0);
 atomic_long_t shmemcomm_pinned_pages = ATOMIC_LONG_INIT(0);
+atomic_long_t shmemcomm_device_pages = ATOMIC_LONG_INIT(0);
 atomic_long_t shmemcomm_live_regions = ATOMIC_LONG_INIT(0);
 atomic64_t shmemcomm_regions_created = ATOMIC64_INIT(0);
 atomic64_t shmemcomm_regions_freed = ATOMIC64_INIT(0);
 static atomic64_t shmemcomm_refusal_counts[__SHMEMCOMM_REFUSAL_MAX];
 
 static struct vfsmount *shmemcomm_mnt;
+
+/*
+ * A device that can map for DMA, for CREATE_DMABUF's trial attachment (an
+ * exporter may map at attach); the misc device cannot.
+ */
+static struct platform_device *shmemcomm_pdev;
 
 /*
  * The module's own work items (a stale region telling its dma-bufs). Its
@@ -132,6 +143,7 @@ void shmemcomm_fill_info(struct shmemcomm_info *info)
 	info->max_region_size = SHMEMCOMM_MAX_REGION_SIZE;
 	info->max_pinned = (u64)shmemcomm_max_pinned_pages() << PAGE_SHIFT;
 	info->pinned = (u64)atomic_long_read(&shmemcomm_pinned_pages) << PAGE_SHIFT;
+	info->device = (u64)atomic_long_read(&shmemcomm_device_pages) << PAGE_SHIFT;
 	info->live_regions = atomic_long_read(&shmemcomm_live_regions);
 	info->page_size = PAGE_SIZE;
 	info->chunk_size = SHMEMCOMM_CHUNK_PAGES << PAGE_SHIFT;
@@ -143,7 +155,9 @@ static long shmemcomm_ioctl_get_info(void __user *uarg)
 
 	if (copy_from_user(&info, uarg, sizeof(info)))
 		return -EFAULT;
-	if (!shmemcomm_reserved_zero(info.reserved, sizeof(info.reserved)))
+	/* device was reserved before ABI minor 2 */
+	if (info.device ||
+	    !shmemcomm_reserved_zero(info.reserved, sizeof(info.reserved)))
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_INVALID, -EINVAL);
 
 	shmemcomm_fill_info(&info);
@@ -164,6 +178,8 @@ static long shmemcomm_dev_ioctl(struct file *file, unsigned int cmd,
 		return shmemcomm_ioctl_create(uarg);
 	case SHMEMCOMM_IOC_CREATE_USER:
 		return shmemcomm_ioctl_create_user(uarg);
+	case SHMEMCOMM_IOC_CREATE_DMABUF:
+		return shmemcomm_ioctl_create_dmabuf(uarg);
 	case SHMEMCOMM_IOC_IMPORT:
 		return shmemcomm_ioctl_import(uarg);
 	default:
@@ -184,6 +200,13 @@ static ssize_t pinned_pages_show(struct device *dev,
 	return sysfs_emit(buf, "%ld\n", atomic_long_read(&shmemcomm_pinned_pages));
 }
 static DEVICE_ATTR_RO(pinned_pages);
+
+static ssize_t device_pages_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&shmemcomm_device_pages));
+}
+static DEVICE_ATTR_RO(device_pages);
 
 static ssize_t live_regions_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -209,6 +232,7 @@ static DEVICE_ATTR_RO(gid);
 
 static struct attribute *shmemcomm_attrs[] = {
 	&dev_attr_pinned_pages.attr,
+	&dev_attr_device_pages.attr,
 	&dev_attr_live_regions.attr,
 	&dev_attr_max_pinned_pages.attr,
 	&dev_attr_gid.attr,
@@ -222,6 +246,11 @@ static struct miscdevice shmemcomm_misc = {
 	.fops = &shmemcomm_dev_fops,
 	.groups = shmemcomm_groups,
 };
+
+struct device *shmemcomm_dma_device(void)
+{
+	return &shmemcomm_pdev->dev;
+}
 
 static int shmemcomm_init_fs_context(struct fs_context *fc)
 {
@@ -255,9 +284,18 @@ static int __init shmemcomm_init(void)
 		goto err_unmount;
 	}
 
+	shmemcomm_pdev = platform_device_register_simple("shmemcomm", -1, NULL, 0);
+	if (IS_ERR(shmemcomm_pdev)) {
+		err = PTR_ERR(shmemcomm_pdev);
+		goto err_destroy_wq;
+	}
+	err = dma_coerce_mask_and_coherent(&shmemcomm_pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		goto err_unregister_pdev;
+
 	err = shmemcomm_netlink_init();
 	if (err)
-		goto err_destroy_wq;
+		goto err_unregister_pdev;
 
 	shmemcomm_misc.mode = dev_mode;
 	err = misc_register(&shmemcomm_misc);
@@ -270,6 +308,8 @@ static int __init shmemcomm_init(void)
 
 err_netlink:
 	shmemcomm_netlink_exit();
+err_unregister_pdev:
+	platform_device_unregister(shmemcomm_pdev);
 err_destroy_wq:
 	destroy_workqueue(shmemcomm_wq);
 err_unmount:
@@ -281,6 +321,7 @@ static void __exit shmemcomm_exit(void)
 {
 	misc_deregister(&shmemcomm_misc);
 	shmemcomm_netlink_exit();
+	platform_device_unregister(shmemcomm_pdev);
 	/* drains: the last region may go here, and needs the mount */
 	destroy_workqueue(shmemcomm_wq);
 	kern_unmount(shmemcomm_mnt);

@@ -135,6 +135,8 @@ int shmemcomm_region_mmap(struct file *file, struct vm_area_struct *vma)
 						-EACCES);
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
+	if (region->device)
+		return shmemcomm_device_mmap(file, vma);
 
 	if (region->user)
 		vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);

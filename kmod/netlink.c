@@ -102,6 +102,8 @@ static int shmemcomm_nl_fill_stats(struct sk_buff *msg)
 	shmemcomm_fill_info(&info);
 	if (nla_put_u64_64bit(msg, SHMEMCOMM_ATTR_PINNED, info.pinned,
 			      SHMEMCOMM_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, SHMEMCOMM_ATTR_DEVICE, info.device,
+			      SHMEMCOMM_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, SHMEMCOMM_ATTR_MAX_PINNED, info.max_pinned,
 			      SHMEMCOMM_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, SHMEMCOMM_ATTR_LIVE_REGIONS,
@@ -186,8 +188,8 @@ static int shmemcomm_nl_put_region(struct sk_buff *skb, u32 portid, u32 seq,
 			      SHMEMCOMM_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, SHMEMCOMM_ATTR_REGION_SIZE, bytes,
 			      SHMEMCOMM_ATTR_PAD) ||
-	    nla_put_u64_64bit(skb, SHMEMCOMM_ATTR_REGION_PINNED, bytes,
-			      SHMEMCOMM_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, SHMEMCOMM_ATTR_REGION_PINNED,
+			      region->device ? 0 : bytes, SHMEMCOMM_ATTR_PAD) ||
 	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_OWNER_PID, pid) ||
 	    nla_put_u32(skb, SHMEMCOMM_ATTR_REGION_OWNER_UID,
 			from_kuid_munged(ns, region->owner_uid)) ||
@@ -212,7 +214,10 @@ static int shmemcomm_nl_put_region(struct sk_buff *skb, u32 portid, u32 seq,
 	    (region->user &&
 	     nla_put_u64_64bit(skb, SHMEMCOMM_ATTR_REGION_KEPT_EVENTS,
 			       shmemcomm_user_kept_events(region),
-			       SHMEMCOMM_ATTR_PAD))) {
+			       SHMEMCOMM_ATTR_PAD)) ||
+	    (region->device &&
+	     nla_put_string(skb, SHMEMCOMM_ATTR_REGION_EXPORTER,
+			    shmemcomm_device_exporter(region)))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

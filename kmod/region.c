@@ -186,6 +186,12 @@ static void shmemcomm_free_pages(struct shmemcomm_region *region)
 		put_page(region->pages[i]);
 }
 
+/*
+ * The cap bounds host pages pinned and device memory held together: both
+ * are what the module keeps alive. RLIMIT_MEMLOCK is a process's limit on
+ * host pages it locks, so a dma-buf region, which pins none, is not
+ * charged to it.
+ */
 static int shmemcomm_charge_region(struct shmemcomm_region *region)
 {
 	unsigned long pages = region->nr_pages;
@@ -193,12 +199,17 @@ static int shmemcomm_charge_region(struct shmemcomm_region *region)
 	struct user_struct *user;
 	unsigned long memlock;
 
-	if (!shmemcomm_charge(&shmemcomm_pinned_pages, pages, cap)) {
-		pr_warn_ratelimited("create: %lu pages refused by the module cap: %ld of %lu pages pinned (raise max_pinned_mb)\n",
+	if (!shmemcomm_charge(&shmemcomm_held_pages, pages, cap)) {
+		pr_warn_ratelimited("create: %lu pages refused by the module cap: %ld pinned and %ld of device memory of %lu pages (raise max_pinned_mb)\n",
 				    pages, atomic_long_read(&shmemcomm_pinned_pages),
-				    cap);
+				    atomic_long_read(&shmemcomm_device_pages), cap);
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_PINNED_CAP, -EPERM);
 	}
+	if (region->kind == SHMEMCOMM_KIND_DMABUF) {
+		atomic_long_add(pages, &shmemcomm_device_pages);
+		return 0;
+	}
+	atomic_long_add(pages, &shmemcomm_pinned_pages);
 	if (capable(CAP_IPC_LOCK))
 		return 0;
 
@@ -210,6 +221,7 @@ static int shmemcomm_charge_region(struct shmemcomm_region *region)
 				    atomic_long_read(&user->locked_vm), memlock);
 		free_uid(user);
 		atomic_long_sub(pages, &shmemcomm_pinned_pages);
+		atomic_long_sub(pages, &shmemcomm_held_pages);
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_MEMLOCK, -ENOMEM);
 	}
 	region->memlock_user = user;
@@ -222,7 +234,11 @@ static void shmemcomm_uncharge_region(struct shmemcomm_region *region)
 		atomic_long_sub(region->nr_pages, &region->memlock_user->locked_vm);
 		free_uid(region->memlock_user);
 	}
-	atomic_long_sub(region->nr_pages, &shmemcomm_pinned_pages);
+	if (region->kind == SHMEMCOMM_KIND_DMABUF)
+		atomic_long_sub(region->nr_pages, &shmemcomm_device_pages);
+	else
+		atomic_long_sub(region->nr_pages, &shmemcomm_pinned_pages);
+	atomic_long_sub(region->nr_pages, &shmemcomm_held_pages);
 }
 
 static void shmemcomm_region_list_add(struct shmemcomm_region *region)
@@ -263,8 +279,8 @@ struct shmemcomm_region *shmemcomm_region_next(u64 first_id)
 }
 
 /*
- * A region of @nr_pages (validated), charged, with an empty page array; not
- * yet visible anywhere. Undone by shmemcomm_region_unalloc() until
+ * A region of @nr_pages (validated), charged, with an empty page array (none
+ * for a dma-buf region); not yet visible anywhere. Undone by shmemcomm_region_unalloc() until
  * shmemcomm_region_publish() succeeds.
  */
 struct shmemcomm_region *shmemcomm_region_alloc(unsigned long nr_pages,
@@ -293,6 +309,8 @@ struct shmemcomm_region *shmemcomm_region_alloc(unsigned long nr_pages,
 	err = shmemcomm_charge_region(region);
 	if (err)
 		goto err_free_region;
+	if (kind == SHMEMCOMM_KIND_DMABUF)
+		return region;
 
 	region->pages = kvcalloc(region->nr_pages, sizeof(*region->pages),
 				 GFP_KERNEL_ACCOUNT);
@@ -375,6 +393,8 @@ static void shmemcomm_region_release(struct kref *kref)
 	 */
 	if (region->user)
 		shmemcomm_user_release(region);
+	else if (region->device)
+		shmemcomm_device_release(region);
 	else
 		shmemcomm_free_pages(region);
 	shmemcomm_region_list_del(region);

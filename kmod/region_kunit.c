@@ -105,6 +105,30 @@ static void create_user_args(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_user(&args), -EINVAL);
 }
 
+/* CREATE_DMABUF's flags, and a dma-buf's size as a region's */
+static void create_dmabuf_args(struct kunit *test)
+{
+	struct shmemcomm_create_dmabuf args = { .dmabuf_fd = 3 };
+
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_dmabuf(&args), 0);
+	args.flags = SHMEMCOMM_DMABUF_RDONLY;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_dmabuf(&args), 0);
+	args.flags = 0x2;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_dmabuf(&args), -EINVAL);
+	args.flags = 0;
+	args.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_create_dmabuf(&args), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_dmabuf_size(PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_dmabuf_size(SHMEMCOMM_MAX_REGION_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_dmabuf_size(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_dmabuf_size(PAGE_SIZE + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, shmemcomm_validate_dmabuf_size(PAGE_SIZE - 512), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			shmemcomm_validate_dmabuf_size(SHMEMCOMM_MAX_REGION_SIZE + PAGE_SIZE),
+			-EINVAL);
+}
+
 static void region_counts(struct kunit *test)
 {
 	long pinned = atomic_long_read(&shmemcomm_pinned_pages);
@@ -260,6 +284,7 @@ static struct kunit_case shmemcomm_region_cases[] = {
 	KUNIT_CASE(charge_overflow),
 	KUNIT_CASE(create_args),
 	KUNIT_CASE(create_user_args),
+	KUNIT_CASE(create_dmabuf_args),
 	KUNIT_CASE(region_counts),
 	KUNIT_CASE(region_chunks),
 	KUNIT_CASE(region_chunk_fallback),

@@ -27,6 +27,7 @@
 				 SHMEMCOMM_FEATURE_HUGE_CHUNKS | \
 				 SHMEMCOMM_FEATURE_EXPORT | \
 				 SHMEMCOMM_FEATURE_DMABUF | \
+				 SHMEMCOMM_FEATURE_DEVICE_MEMORY | \
 				 SHMEMCOMM_FEATURE_USER_IF_BUILT)
 
 /*
@@ -41,6 +42,7 @@
 #define SHMEMCOMM_FEATURE_USER_IF_BUILT 0
 #endif
 
+struct dma_buf;
 struct shmemcomm_user_pin;
 
 /**
@@ -51,19 +53,23 @@ struct shmemcomm_user_pin;
  *			importer PTE survives a revoke
  * @inode:		one address_space for all files of the region, so that
  *			revoke zaps every mapping at once
- * @kind:		SHMEMCOMM_KIND_PAGES or SHMEMCOMM_KIND_USER
+ * @kind:		SHMEMCOMM_KIND_*
  * @user:		for a user-memory region, the pin and its notifier
  *			(user.c); NULL for driver pages
- * @read_only:		pinned for reading (SHMEMCOMM_USER_RDONLY): only
- *			exported read-only
+ * @device:		for a dma-buf region, the exporter's buffer and how
+ *			its mappings are wrapped (device.c); else NULL
+ * @read_only:		pinned for reading (SHMEMCOMM_USER_RDONLY), or a
+ *			read-only dma-buf region: only exported read-only
  * @stale:		user memory only: the owner's range no longer has
  *			@pages; set once, never cleared
  * @pages:		@nr_pages independent (split) pages, or the pinned
- *			pages of user memory
+ *			pages of user memory; NULL for a dma-buf region
  * @nr_pages:		region size in pages
  * @nr_chunks:		how many SHMEMCOMM_CHUNK_PAGES runs are contiguous
  * @numa_node:		node asked for at create, or NUMA_NO_NODE
  * @memlock_user:	the user charged for RLIMIT_MEMLOCK, NULL if none was
+ *			(and always for a dma-buf region, which pins no
+ *			host page)
  * @owner_uid:		creator's euid, for import checks
  * @owner_gid:		creator's egid, for import checks
  * @handle_node:	in the handle table once exported
@@ -88,6 +94,7 @@ struct shmemcomm_region {
 	struct inode *inode;
 	u32 kind;
 	struct shmemcomm_user_pin *user;
+	struct shmemcomm_device *device;
 	bool read_only;
 	bool stale;
 	struct page **pages;
@@ -146,7 +153,9 @@ static inline bool shmemcomm_may_access(const struct shmemcomm_region_file *rf)
 }
 
 /* main.c: module-wide limits and counters */
+extern atomic_long_t shmemcomm_held_pages;
 extern atomic_long_t shmemcomm_pinned_pages;
+extern atomic_long_t shmemcomm_device_pages;
 extern atomic_long_t shmemcomm_live_regions;
 extern atomic64_t shmemcomm_regions_created;
 extern atomic64_t shmemcomm_regions_freed;
@@ -154,6 +163,7 @@ extern struct workqueue_struct *shmemcomm_wq;
 unsigned long shmemcomm_max_pinned_pages(void);
 void shmemcomm_fill_info(struct shmemcomm_info *info);
 u32 shmemcomm_dev_mode(void);
+struct device *shmemcomm_dma_device(void);
 u32 shmemcomm_dev_gid(void);
 u64 shmemcomm_refusals(enum shmemcomm_refusal reason);
 void shmemcomm_count_refusal(enum shmemcomm_refusal reason);
@@ -232,6 +242,15 @@ static inline void shmemcomm_netlink_exit(void)
 /* dmabuf.c */
 long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);
 void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region);
+
+/* device.c: regions over another exporter's dma-buf */
+int shmemcomm_validate_create_dmabuf(const struct shmemcomm_create_dmabuf *args);
+int shmemcomm_validate_dmabuf_size(size_t size);
+long shmemcomm_ioctl_create_dmabuf(void __user *uarg);
+void shmemcomm_device_release(struct shmemcomm_region *region);
+int shmemcomm_device_mmap(struct file *file, struct vm_area_struct *vma);
+struct dma_buf *shmemcomm_device_dmabuf(const struct shmemcomm_region *region);
+const char *shmemcomm_device_exporter(const struct shmemcomm_region *region);
 
 /* user.c */
 #if SHMEMCOMM_HAVE_USER_MEMORY

@@ -213,6 +213,62 @@ int sc_kmod_create_user_logged(struct sc_kmod *dev, const void *addr, uint64_t s
 	return 0;
 }
 
+static void explain_create_dmabuf_error(struct sc_kmod *dev, int dmabuf_fd, int err)
+{
+	switch (err) {
+	case -EBADF:
+		sc_error("cannot make a region of fd %d: it is not an open dma-buf", dmabuf_fd);
+		break;
+	case -ENODEV:
+		sc_error("cannot make a region of dma-buf fd %d: its exporter refuses to attach a device (dmesg names it)",
+			 dmabuf_fd);
+		break;
+	case -EACCES:
+		sc_error("cannot make a writable region of dma-buf fd %d: the dma-buf is read-only",
+			 dmabuf_fd);
+		break;
+	case -EINVAL:
+		sc_error("cannot make a region of dma-buf fd %d: its size must be whole pages of %u bytes, at most %llu bytes (dmesg gives the size)",
+			 dmabuf_fd, dev->info.page_size,
+			 (unsigned long long)dev->info.max_region_size);
+		break;
+	case -EPERM:
+		sc_kmod_refresh_info(dev);
+		sc_error("cannot make a region of dma-buf fd %d: the module-wide cap is reached (%llu bytes pinned and %llu of device memory, of %llu); raise /sys/module/shmemcomm/parameters/max_pinned_mb",
+			 dmabuf_fd, (unsigned long long)dev->info.pinned,
+			 (unsigned long long)dev->info.device,
+			 (unsigned long long)dev->info.max_pinned);
+		break;
+	default:
+		sc_error("cannot make a region of dma-buf fd %d: %s", dmabuf_fd, strerror(-err));
+	}
+}
+
+int sc_kmod_create_dmabuf(struct sc_kmod *dev, int dmabuf_fd, uint32_t flags,
+			  struct sc_kmod_region *region, int *cpu_mappable)
+{
+	struct shmemcomm_create_dmabuf args = { .dmabuf_fd = dmabuf_fd, .flags = flags };
+	int err;
+
+	region_clear(region);
+	if (!sc_kmod_has(dev, SHMEMCOMM_FEATURE_DEVICE_MEMORY)) {
+		sc_error("%s (ABI %u.%u) has no dma-buf regions (feature %#llx, ABI 1.2 and later): load the shmemcomm.ko that came with this library",
+			 sc_kmod_device_path(), dev->info.abi_major, dev->info.abi_minor,
+			 (unsigned long long)SHMEMCOMM_FEATURE_DEVICE_MEMORY);
+		return -EOPNOTSUPP;
+	}
+	err = ioctl_errno(dev->fd, SHMEMCOMM_IOC_CREATE_DMABUF, &args);
+	if (err) {
+		explain_create_dmabuf_error(dev, dmabuf_fd, err);
+		return err;
+	}
+	region->fd = args.fd;
+	region->size = args.size;
+	if (cpu_mappable)
+		*cpu_mappable = !!(args.mappable & SHMEMCOMM_DMABUF_CPU_MAPPABLE);
+	return 0;
+}
+
 int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags)
 {
 	struct shmemcomm_export args = { .flags = flags };

@@ -59,6 +59,14 @@ int sc_kmod_create_user(struct sc_kmod *dev, const void *addr, uint64_t size,
 int sc_kmod_create_user_logged(struct sc_kmod *dev, const void *addr, uint64_t size,
 			       uint32_t flags, volatile uint32_t *stale_word,
 			       struct sc_kmod_region *region, enum sc_log_level level);
+/*
+ * A region over a dma-buf from any exporter (device memory); the region
+ * keeps its own reference, so the caller may close @dmabuf_fd. Refusals
+ * are logged. @cpu_mappable (may be NULL): whether the exporter maps it
+ * for the CPU, which sc_kmod_map needs.
+ */
+int sc_kmod_create_dmabuf(struct sc_kmod *dev, int dmabuf_fd, uint32_t flags,
+			  struct sc_kmod_region *region, int *cpu_mappable);
 int sc_kmod_export(struct sc_kmod_region *region, uint32_t flags);
 /* A dma-buf fd for the whole region (the caller closes it), or a negative errno. */
 int sc_kmod_export_dmabuf(const struct sc_kmod_region *region);

@@ -17,7 +17,9 @@ ABI_SIZE(shmemcomm_info, 88);
 ABI_OFFSET(shmemcomm_info, features, 8);
 ABI_OFFSET(shmemcomm_info, live_regions, 40);
 ABI_OFFSET(shmemcomm_info, page_size, 48);
-ABI_OFFSET(shmemcomm_info, reserved, 56);
+/* minor 2 took device from reserved[4], which sat at 56 */
+ABI_OFFSET(shmemcomm_info, device, 56);
+ABI_OFFSET(shmemcomm_info, reserved, 64);
 
 ABI_SIZE(shmemcomm_create, 40);
 ABI_OFFSET(shmemcomm_create, numa_node, 8);
@@ -39,6 +41,13 @@ ABI_OFFSET(shmemcomm_create_user, flags, 24);
 ABI_OFFSET(shmemcomm_create_user, fd, 28);
 ABI_OFFSET(shmemcomm_create_user, start, 32);
 ABI_OFFSET(shmemcomm_create_user, reserved, 48);
+
+ABI_SIZE(shmemcomm_create_dmabuf, 40);
+ABI_OFFSET(shmemcomm_create_dmabuf, flags, 4);
+ABI_OFFSET(shmemcomm_create_dmabuf, fd, 8);
+ABI_OFFSET(shmemcomm_create_dmabuf, mappable, 12);
+ABI_OFFSET(shmemcomm_create_dmabuf, size, 16);
+ABI_OFFSET(shmemcomm_create_dmabuf, reserved, 24);
 
 ABI_SIZE(shmemcomm_region_info, 48);
 ABI_OFFSET(shmemcomm_region_info, export_flags, 16);

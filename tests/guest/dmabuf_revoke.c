@@ -59,22 +59,6 @@ static uint32_t first_word(uint32_t seed)
 	return word;
 }
 
-/* vgem's card, or -1 when vgem is not loaded */
-static int open_vgem(void)
-{
-	char name[16] = "";
-	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
-	int fd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, DRM_IOCTL_VERSION, &v) || strcmp(name, "vgem")) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* vgem imports @dmabuf through PRIME: 0, or the negative errno */
 static int vgem_import(int card, int dmabuf)
 {
@@ -126,7 +110,7 @@ int main(void)
 	CHECK(dyn.st.mapped && stat.st.mapped);
 	CHECK_EQ(dyn.st.first_word, first_word(47));
 	CHECK_EQ(stat.st.first_word, first_word(47));
-	card = open_vgem();
+	card = vgem_open();
 	if (card >= 0)
 		CHECK_OK(vgem_import(card, d_imp));
 	else
@@ -171,7 +155,7 @@ int main(void)
 	CHECK(!late_dyn.st.mapped && late_dyn.st.map_error == -EKEYREVOKED);
 	if (card >= 0) {
 		/* a second card file: PRIME imports again rather than reusing the first */
-		card2 = open_vgem();
+		card2 = vgem_open();
 		CHECK(card2 >= 0);
 		CHECK_EQ(vgem_import(card2, d_imp), -EKEYREVOKED);
 		close(card2);

@@ -4,7 +4,9 @@
  * CREATE_USER gets ranges over the fuzzer's own memory that straddle holes,
  * PFN maps of imported user memory, unmapped and kernel addresses and
  * overflowing lengths, while a second thread maps and unmaps a window
- * inside them. Passes
+ * inside them. CREATE_DMABUF gets vgem's dma-bufs (read-write and
+ * read-only), this module's own, region files, the device and numbers that
+ * are no fd. Passes
  * when nothing crashes or hangs and every counter is back at baseline after
  * (run-tests then checks the kernel log for oopses and warnings).
  * FUZZ_SEED=N repeats a run; FUZZ_CALLS=N changes its length. */
@@ -48,8 +50,23 @@ static uint64_t below(uint64_t n)
 static const unsigned long commands[] = {
 	SHMEMCOMM_IOC_GET_INFO, SHMEMCOMM_IOC_CREATE, SHMEMCOMM_IOC_IMPORT,
 	SHMEMCOMM_IOC_REGION_INFO, SHMEMCOMM_IOC_EXPORT, SHMEMCOMM_IOC_REVOKE,
-	SHMEMCOMM_IOC_EXPORT_DMABUF, SHMEMCOMM_IOC_CREATE_USER,
+	SHMEMCOMM_IOC_EXPORT_DMABUF, SHMEMCOMM_IOC_CREATE_USER, SHMEMCOMM_IOC_CREATE_DMABUF,
 };
+
+/* vgem's dma-bufs for CREATE_DMABUF (-1 without vgem): read-write, then read-only */
+#define VGEM_BUFS 4
+static int vgem_bufs[VGEM_BUFS] = { -1, -1, -1, -1 };
+
+static void make_vgem_bufs(void)
+{
+	int card = vgem_open();
+
+	if (card < 0)
+		return;
+	for (int i = 0; i < VGEM_BUFS; i++)
+		vgem_bufs[i] = vgem_dumb_dmabuf(card, (size_t)(i + 1) << 16, i < VGEM_BUFS / 2);
+	close(card);
+}
 
 /*
  * CREATE_USER's playground: 64 pages with a hole at page 20 and a window
@@ -177,6 +194,13 @@ static void fill_argument(unsigned long cmd, uint64_t *buf)
 
 		e->flags = (uint32_t)below(9);
 		e->pad = 0;
+	} else if (cmd == SHMEMCOMM_IOC_CREATE_DMABUF) {
+		struct shmemcomm_create_dmabuf *d = (void *)buf;
+
+		/* small numbers hit the pool's fds: dma-bufs of regions among them */
+		d->dmabuf_fd = below(2) ? vgem_bufs[below(VGEM_BUFS)] :
+			       below(2) ? (int32_t)below(64) : (int32_t)next();
+		d->flags = below(4) ? (uint32_t)below(2) : (uint32_t)next();
 	}
 }
 
@@ -217,6 +241,8 @@ static void remember_result(struct pool *pool, unsigned long cmd, uint64_t *buf)
 		pool_put(pool, ((struct shmemcomm_create *)buf)->fd);
 	else if (cmd == SHMEMCOMM_IOC_CREATE_USER)
 		pool_put(pool, ((struct shmemcomm_create_user *)buf)->fd);
+	else if (cmd == SHMEMCOMM_IOC_CREATE_DMABUF)
+		pool_put(pool, ((struct shmemcomm_create_dmabuf *)buf)->fd);
 	else if (cmd == SHMEMCOMM_IOC_IMPORT)
 		pool_put(pool, ((struct shmemcomm_import *)buf)->fd);
 	else if (cmd == SHMEMCOMM_IOC_EXPORT_DMABUF)
@@ -248,7 +274,7 @@ static const char *command_name(unsigned long cmd)
 {
 	static const char *const names[] = {
 		"get_info", "create", "import", "region_info", "export", "revoke",
-		"export_dmabuf", "create_user",
+		"export_dmabuf", "create_user", "create_dmabuf",
 	};
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -259,7 +285,7 @@ static const char *command_name(unsigned long cmd)
 
 static void fuzz(long calls, int devfd_count, const char *who)
 {
-	long succeeded[8] = { 0 }, failed = 0;
+	long succeeded[sizeof(commands) / sizeof(commands[0])] = { 0 }, failed = 0;
 	uint64_t *buf = (uint64_t *)(guard_page_end - ARG_BYTES);
 	struct pool pool;
 	long done = 0;
@@ -347,6 +373,7 @@ int main(void)
 		if (uid)
 			become(UNPRIVILEGED_UID, UNPRIVILEGED_GID);
 		make_playground();
+		make_vgem_bufs();
 		pthread_t churner;
 
 		CHECK(pthread_create(&churner, NULL, churn, NULL) == 0);

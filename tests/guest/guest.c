@@ -4,10 +4,14 @@
 #include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <libdrm/drm.h>
+#include <libdrm/drm_mode.h>
 
 long long read_number(const char *path)
 {
@@ -68,6 +72,7 @@ static long long foll_pins(void)
 void read_counters(struct counters *c)
 {
 	c->pinned_pages = read_number(SYSFS_DIR "pinned_pages");
+	c->device_pages = read_number(SYSFS_DIR "device_pages");
 	c->live_regions = read_number(SYSFS_DIR "live_regions");
 	c->foll_pins = foll_pins();
 }
@@ -97,13 +102,15 @@ void expect_counters(const struct counters *baseline)
 	for (int i = 0; i < 500; i++) {
 		read_counters(&now);
 		if (now.pinned_pages == baseline->pinned_pages &&
+		    now.device_pages == baseline->device_pages &&
 		    now.live_regions == baseline->live_regions &&
 		    now.foll_pins <= baseline->foll_pins)
 			return;
 		usleep(10000);
 	}
-	FAIL("counters not back at baseline: pinned_pages %lld (was %lld), live_regions %lld (was %lld), FOLL_PIN pins %lld (was %lld)",
-	     now.pinned_pages, baseline->pinned_pages, now.live_regions,
+	FAIL("counters not back at baseline: pinned_pages %lld (was %lld), device_pages %lld (was %lld), live_regions %lld (was %lld), FOLL_PIN pins %lld (was %lld)",
+	     now.pinned_pages, baseline->pinned_pages, now.device_pages,
+	     baseline->device_pages, now.live_regions,
 	     baseline->live_regions, now.foll_pins, baseline->foll_pins);
 }
 
@@ -282,4 +289,37 @@ uint8_t *huge_page(uint8_t **map)
 		FAIL("no transparent huge page at %p (AnonHugePages %ld kB): THP off in this kernel?",
 		     (void *)buf, anon_huge_kb(buf));
 	return buf;
+}
+
+int vgem_open(void)
+{
+	char name[16] = "";
+	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+	int fd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, DRM_IOCTL_VERSION, &v) || strcmp(name, "vgem")) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int vgem_dumb_dmabuf(int card, size_t size, int writable)
+{
+	struct drm_mode_create_dumb dumb = { .width = 1024, .bpp = 32 };
+	struct drm_prime_handle prime = { .flags = DRM_CLOEXEC | (writable ? DRM_RDWR : 0) };
+	struct drm_gem_close gem_close = { 0 };
+
+	/* 4 KiB rows: vgem's size is the pitch times the height */
+	dumb.height = (uint32_t)(size / 4096);
+	CHECK(ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &dumb) == 0);
+	CHECK_EQ(dumb.size, size);
+	prime.handle = dumb.handle;
+	CHECK(ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime) == 0);
+	/* the dma-buf keeps the object: the handle is not needed */
+	gem_close.handle = dumb.handle;
+	CHECK(ioctl(card, DRM_IOCTL_GEM_CLOSE, &gem_close) == 0);
+	return prime.fd;
 }

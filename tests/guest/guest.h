@@ -23,6 +23,7 @@ long long vmstat(const char *name);
 
 struct counters {
 	long long pinned_pages;
+	long long device_pages;	/* what dma-buf regions cover */
 	long long live_regions;
 	long long foll_pins;	/* acquired - released */
 };
@@ -84,6 +85,15 @@ char *shmemctl_row(uint64_t handle, char *line, size_t len);
 uint8_t *huge_page(uint8_t **map);
 /* The AnonHugePages of the mapping that holds @addr, in kB, from /proc/self/smaps. */
 long anon_huge_kb(const void *addr);
+
+/* vgem's card (the stand-in GPU driver), or -1 when vgem is not loaded */
+int vgem_open(void);
+/*
+ * A vgem dumb buffer of @size bytes (a multiple of 4096) exported with
+ * PRIME, as a GPU runtime hands out device memory: its dma-buf fd,
+ * read-write or read-only. Fails the test if vgem refuses.
+ */
+int vgem_dumb_dmabuf(int card, size_t size, int writable);
 
 void fill_pattern(void *addr, size_t len, uint32_t seed);
 int check_pattern(const void *addr, size_t len, uint32_t seed);

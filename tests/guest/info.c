@@ -20,15 +20,21 @@ int main(void)
 	CHECK_EQ(dev.info.abi_minor, SHMEMCOMM_ABI_MINOR);
 	CHECK(dev.info.features & SHMEMCOMM_FEATURE_EXPORT);
 	CHECK(dev.info.features & SHMEMCOMM_FEATURE_DMABUF);
+	CHECK(dev.info.features & SHMEMCOMM_FEATURE_DEVICE_MEMORY);
 	CHECK_EQ(dev.info.page_size, sysconf(_SC_PAGESIZE));
 	CHECK_EQ(dev.info.chunk_size, 2 << 20);
 	CHECK_EQ(dev.info.max_pinned,
 		 read_number(PARAM_DIR "max_pinned_mb") << 20);
 	CHECK_EQ(dev.info.pinned, read_number(SYSFS_DIR "pinned_pages") * 4096);
+	CHECK_EQ(dev.info.device, read_number(SYSFS_DIR "device_pages") * 4096);
 	CHECK_EQ(dev.info.live_regions, read_number(SYSFS_DIR "live_regions"));
 
 	/* reserved must be zero; unknown commands are not ours */
-	info.reserved[3] = 1;
+	info.reserved[2] = 1;
+	CHECK(ioctl(dev.fd, SHMEMCOMM_IOC_GET_INFO, &info) == -1 && errno == EINVAL);
+	/* device was reserved before ABI minor 2, and is output only */
+	info.reserved[2] = 0;
+	info.device = 1;
 	CHECK(ioctl(dev.fd, SHMEMCOMM_IOC_GET_INFO, &info) == -1 && errno == EINVAL);
 	CHECK(ioctl(dev.fd, _IOWR(SHMEMCOMM_IOC_MAGIC, 0x7f, struct shmemcomm_info),
 		    &info) == -1 && errno == ENOTTY);

@@ -37,6 +37,9 @@ static const char *const refusal_names[] = {
 	[SHMEMCOMM_REFUSAL_NOT_OWNER] = "not_owner",
 	[SHMEMCOMM_REFUSAL_EXPORTED] = "exported",
 	[SHMEMCOMM_REFUSAL_STALE] = "stale",
+	[SHMEMCOMM_REFUSAL_NOT_DMABUF] = "not_dmabuf",
+	[SHMEMCOMM_REFUSAL_ATTACH] = "attach",
+	[SHMEMCOMM_REFUSAL_UNMAPPABLE] = "unmappable",
 	[SHMEMCOMM_REFUSAL_UNPINNABLE] = "unpinnable",
 };
 
@@ -264,6 +267,9 @@ static int on_stats(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_ERROR;
 	open_object(NULL);
 	if (put_u64(&r, SHMEMCOMM_ATTR_PINNED, "pinned", "pinned bytes") ||
+	    /* absent from modules before ABI minor 2 */
+	    (r.attr[SHMEMCOMM_ATTR_DEVICE] &&
+	     put_u64(&r, SHMEMCOMM_ATTR_DEVICE, "device", "device bytes")) ||
 	    put_u64(&r, SHMEMCOMM_ATTR_MAX_PINNED, "max_pinned", "max pinned bytes") ||
 	    put_u64(&r, SHMEMCOMM_ATTR_LIVE_REGIONS, "live_regions", "live regions") ||
 	    put_u64(&r, SHMEMCOMM_ATTR_REGIONS_CREATED, "regions_created", "regions created") ||
@@ -300,7 +306,8 @@ static const char *state_text(uint64_t state)
 static const char *kind_text(uint64_t kind)
 {
 	return kind == SHMEMCOMM_KIND_USER ? "user" :
-	       kind == SHMEMCOMM_KIND_PAGES ? "pages" : "?";
+	       kind == SHMEMCOMM_KIND_PAGES ? "pages" :
+	       kind == SHMEMCOMM_KIND_DMABUF ? "dmabuf" : "?";
 }
 
 static int on_region(const struct nlmsghdr *nlh, void *data)
@@ -308,7 +315,7 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 	uint64_t id, handle, size, pinned, pid, uid, gid, flags, state, importers, mappings;
 	uint64_t node, chunks, dmabufs, attachments, kind = SHMEMCOMM_KIND_PAGES;
 	uint64_t kept_events = 0;
-	const char *comm;
+	const char *comm, *exporter;
 	int *count = data;
 	char handle_text[24];
 	struct reply r;
@@ -341,6 +348,9 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 	comm = r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM] &&
 	       !mnl_attr_validate(r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM], MNL_TYPE_NUL_STRING) ?
 	       mnl_attr_get_str(r.attr[SHMEMCOMM_ATTR_REGION_OWNER_COMM]) : "";
+	exporter = r.attr[SHMEMCOMM_ATTR_REGION_EXPORTER] &&
+		   !mnl_attr_validate(r.attr[SHMEMCOMM_ATTR_REGION_EXPORTER], MNL_TYPE_NUL_STRING) ?
+		   mnl_attr_get_str(r.attr[SHMEMCOMM_ATTR_REGION_EXPORTER]) : NULL;
 	snprintf(handle_text, sizeof(handle_text), "%#" PRIx64, handle);
 
 	if (json) {
@@ -370,19 +380,22 @@ static int on_region(const struct nlmsghdr *nlh, void *data)
 		print_string("kind", NULL, kind_text(kind));
 		if (kind == SHMEMCOMM_KIND_USER)
 			print_u64("kept_events", NULL, kept_events);
+		if (exporter)
+			print_string("exporter", NULL, exporter);
 		close_object();
 	} else {
 		if (!*count)
-			printf("%-6s %-5s %-18s %14s %14s %8s %6s %-15s %-11s %-8s %9s %8s %4s %6s %7s %8s\n",
+			printf("%-6s %-6s %-18s %14s %14s %8s %6s %-15s %-11s %-8s %9s %8s %4s %6s %7s %8s %s\n",
 			       "ID", "KIND", "HANDLE", "SIZE", "PINNED", "PID", "UID", "COMM",
 			       "ACCESS", "STATE", "IMPORTERS", "MAPPINGS", "NODE", "CHUNKS",
-			       "DMABUFS", "ATTACHED");
-		printf("%-6" PRIu64 " %-5s %-18s %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %6" PRIu64
+			       "DMABUFS", "ATTACHED", "EXPORTER");
+		printf("%-6" PRIu64 " %-6s %-18s %14" PRIu64 " %14" PRIu64 " %8" PRIu64 " %6" PRIu64
 		       " %-15s %-11s %-8s %9" PRIu64 " %8" PRIu64 " %4d %6" PRIu64 " %7" PRIu64
-		       " %8" PRIu64 "\n",
+		       " %8" PRIu64 " %s\n",
 		       id, kind_text(kind), handle ? handle_text : "-", size, pinned, pid, uid,
 		       comm, access_text(state, flags), state_text(state), importers, mappings,
-		       (int32_t)(uint32_t)node, chunks, dmabufs, attachments);
+		       (int32_t)(uint32_t)node, chunks, dmabufs, attachments,
+		       exporter ? exporter : "-");
 	}
 	(*count)++;
 	return MNL_CB_OK;

@@ -5,7 +5,8 @@
  * The one ABI shared by shmemcomm.ko and libshmemcomm.
  *
  * Two kinds of file carry ioctls:
- *  - the device, /dev/shmemcomm: GET_INFO, CREATE, CREATE_USER, IMPORT;
+ *  - the device, /dev/shmemcomm: GET_INFO, CREATE, CREATE_USER, CREATE_DMABUF,
+ *    IMPORT;
  *  - a region file, returned by CREATE (the owner's) or IMPORT (an importer's):
  *    REGION_INFO, EXPORT, REVOKE, EXPORT_DMABUF, and mmap.
  *
@@ -36,7 +37,7 @@
  * taken from reserved).
  */
 #define SHMEMCOMM_ABI_MAJOR 1
-#define SHMEMCOMM_ABI_MINOR 1
+#define SHMEMCOMM_ABI_MINOR 2
 
 /* struct shmemcomm_info.features */
 #define SHMEMCOMM_FEATURE_NUMA		0x1ULL /* create on a chosen node */
@@ -44,6 +45,7 @@
 #define SHMEMCOMM_FEATURE_EXPORT	0x4ULL /* export, import, revoke */
 #define SHMEMCOMM_FEATURE_DMABUF	0x8ULL /* EXPORT_DMABUF */
 #define SHMEMCOMM_FEATURE_USER_MEMORY	0x10ULL /* CREATE_USER (ABI minor 1) */
+#define SHMEMCOMM_FEATURE_DEVICE_MEMORY	0x20ULL /* CREATE_DMABUF (ABI minor 2) */
 
 /**
  * struct shmemcomm_info - SHMEMCOMM_IOC_GET_INFO
@@ -56,7 +58,11 @@
  * @live_regions:	out: regions alive now
  * @page_size:		out: granule of region sizes and mmap offsets
  * @chunk_size:		out: size of the contiguous chunks tried first
+ * @device:		out: bytes of device memory that dma-buf regions
+ *			cover now (ABI minor 2; reserved before)
  * @reserved:		must be zero
+ *
+ * @max_pinned bounds @pinned and @device together.
  */
 struct shmemcomm_info {
 	__u32 abi_major;
@@ -68,7 +74,8 @@ struct shmemcomm_info {
 	__u64 live_regions;
 	__u32 page_size;
 	__u32 chunk_size;
-	__u64 reserved[4];
+	__u64 device;
+	__u64 reserved[3];
 };
 
 /* struct shmemcomm_create.numa_node: let the kernel choose */
@@ -168,6 +175,52 @@ struct shmemcomm_create_user {
 	__u64 reserved[2];
 };
 
+/* struct shmemcomm_create_dmabuf.flags */
+#define SHMEMCOMM_DMABUF_RDONLY		0x1U /* every file of the region is read-only */
+#define SHMEMCOMM_DMABUF_FLAGS		SHMEMCOMM_DMABUF_RDONLY
+
+/* struct shmemcomm_create_dmabuf.mappable */
+#define SHMEMCOMM_DMABUF_CPU_MAPPABLE	0x1U /* the exporter maps it for the CPU */
+
+/**
+ * struct shmemcomm_create_dmabuf - SHMEMCOMM_IOC_CREATE_DMABUF: a region over
+ *	a dma-buf, device memory from any exporter (a GPU driver through
+ *	PRIME, a vendor runtime, a dma-buf heap)
+ * @dmabuf_fd:	in: the dma-buf; the region holds its own reference, so
+ *		the caller may close it
+ * @flags:	in: SHMEMCOMM_DMABUF_* bits
+ * @fd:		out: the owner's region file, close-on-exec; read-only with
+ *		SHMEMCOMM_DMABUF_RDONLY
+ * @mappable:	out: SHMEMCOMM_DMABUF_CPU_MAPPABLE if the exporter can map
+ *		the buffer for the CPU; without it, mmap of the region fails
+ *		with ENODEV and the region serves NICs only (EXPORT_DMABUF)
+ * @size:	out: the region's size, the dma-buf's
+ * @reserved:	must be zero
+ *
+ * No host page is pinned: the region keeps the exporter's buffer alive and
+ * is charged, as device bytes, to the module-wide cap (max_pinned_mb), not
+ * to RLIMIT_MEMLOCK. A mapping of the region is the exporter's own CPU
+ * mapping (dma_buf_mmap) behind the module's checks: a revoke zaps
+ * importers' mappings and their next access gets SIGBUS. EXPORT_DMABUF
+ * gives a dma-buf that hands the exporter's memory to a device (a NIC's
+ * ibv_reg_dmabuf_mr) with this region's access and revoke; it shares the
+ * exporter's reservation object, so its fences are the exporter's.
+ *
+ * Errors: EINVAL bad flags or reserved; EBADF @dmabuf_fd is not an open fd,
+ * or not a dma-buf; ENODEV the exporter refuses to attach a device;
+ * EINVAL also: the dma-buf's size is not a multiple of page_size, or is
+ * over max_region_size; EACCES a writable region over a read-only dma-buf;
+ * EPERM over the module-wide cap. The reason is logged.
+ */
+struct shmemcomm_create_dmabuf {
+	__s32 dmabuf_fd;
+	__u32 flags;
+	__s32 fd;
+	__u32 mappable;
+	__u64 size;
+	__u64 reserved[2];
+};
+
 /* struct shmemcomm_export.flags: who may import; the default is the owner's uid */
 #define SHMEMCOMM_EXPORT_SCOPE_OWNER	0x0U /* importer's euid == owner's euid */
 #define SHMEMCOMM_EXPORT_SCOPE_GROUP	0x1U /* importer is in owner's egid */
@@ -230,6 +283,7 @@ struct shmemcomm_import {
 /* struct shmemcomm_region_info.kind */
 #define SHMEMCOMM_KIND_PAGES		0U /* the module's own pages (CREATE) */
 #define SHMEMCOMM_KIND_USER		1U /* a process's memory (CREATE_USER) */
+#define SHMEMCOMM_KIND_DMABUF		2U /* a dma-buf's device memory (CREATE_DMABUF) */
 
 /**
  * struct shmemcomm_region_info - SHMEMCOMM_IOC_REGION_INFO, on a region file
@@ -297,6 +351,8 @@ struct shmemcomm_dmabuf {
 #define SHMEMCOMM_IOC_IMPORT		_IOWR(SHMEMCOMM_IOC_MAGIC, 0x02, struct shmemcomm_import)
 #define SHMEMCOMM_IOC_CREATE_USER \
 	_IOWR(SHMEMCOMM_IOC_MAGIC, 0x03, struct shmemcomm_create_user)
+#define SHMEMCOMM_IOC_CREATE_DMABUF \
+	_IOWR(SHMEMCOMM_IOC_MAGIC, 0x04, struct shmemcomm_create_dmabuf)
 
 /* On a region file */
 #define SHMEMCOMM_IOC_REGION_INFO \

@@ -12,7 +12,7 @@
  *	ABI_MAJOR, ABI_MINOR, FEATURES, MAX_REGION_SIZE, PAGE_SIZE, CHUNK_SIZE,
  *	DEV_MODE, DEV_GID. Takes no attribute.
  * SHMEMCOMM_CMD_GET_STATS (doit): module-wide counters:
- *	PINNED, MAX_PINNED, LIVE_REGIONS, REGIONS_CREATED, REGIONS_FREED and
+ *	PINNED, DEVICE, MAX_PINNED, LIVE_REGIONS, REGIONS_CREATED, REGIONS_FREED and
  *	REFUSALS (nested: one u64 per SHMEMCOMM_REFUSAL_* type, every type
  *	present; type 0 inside it is padding). Takes no attribute.
  * SHMEMCOMM_CMD_GET_REGION (dump only): one message per live region, in
@@ -68,7 +68,7 @@ enum shmemcomm_attr {
 	SHMEMCOMM_ATTR_REGION_ID,		/* u64: unique since load, never 0 */
 	SHMEMCOMM_ATTR_REGION_HANDLE,		/* u64: 0 until exported */
 	SHMEMCOMM_ATTR_REGION_SIZE,		/* u64 */
-	SHMEMCOMM_ATTR_REGION_PINNED,		/* u64: charged to the cap and memlock */
+	SHMEMCOMM_ATTR_REGION_PINNED,		/* u64: host memory charged; 0 for device memory */
 	SHMEMCOMM_ATTR_REGION_OWNER_PID,	/* u32: creating process (tgid) */
 	SHMEMCOMM_ATTR_REGION_OWNER_UID,	/* u32: creator's euid */
 	SHMEMCOMM_ATTR_REGION_OWNER_GID,	/* u32: creator's egid */
@@ -84,6 +84,10 @@ enum shmemcomm_attr {
 	SHMEMCOMM_ATTR_REGION_KIND,		/* u32: SHMEMCOMM_KIND_* */
 	/* u64, user memory only: changes to the owner's range that kept its pages */
 	SHMEMCOMM_ATTR_REGION_KEPT_EVENTS,
+	/* string, dma-buf regions only: the exporter's name (vgem, amdgpu, ...) */
+	SHMEMCOMM_ATTR_REGION_EXPORTER,
+	/* GET_STATS (ABI minor 2): device memory that dma-buf regions cover */
+	SHMEMCOMM_ATTR_DEVICE,			/* u64: charged to the cap with PINNED */
 
 	__SHMEMCOMM_ATTR_MAX,
 	SHMEMCOMM_ATTR_MAX = __SHMEMCOMM_ATTR_MAX - 1
@@ -103,6 +107,9 @@ enum shmemcomm_refusal {
 	SHMEMCOMM_REFUSAL_EXPORTED,	/* a second export of a region */
 	SHMEMCOMM_REFUSAL_STALE,	/* import, mmap, dma-buf or its map of a stale region */
 	SHMEMCOMM_REFUSAL_UNPINNABLE,	/* CREATE_USER over memory that cannot back a region */
+	SHMEMCOMM_REFUSAL_NOT_DMABUF,	/* CREATE_DMABUF of a fd that is not an open dma-buf */
+	SHMEMCOMM_REFUSAL_ATTACH,	/* CREATE_DMABUF: the exporter refused an attachment */
+	SHMEMCOMM_REFUSAL_UNMAPPABLE,	/* mmap of device memory the exporter cannot map */
 
 	__SHMEMCOMM_REFUSAL_MAX,
 	SHMEMCOMM_REFUSAL_MAX = __SHMEMCOMM_REFUSAL_MAX - 1
