@@ -35,8 +35,10 @@ PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
 GUEST_HELPERS := $(BUILD)/tests/guest/guest.o
 GUEST_TESTS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,\
-	$(filter-out tests/guest/guest.c tests/guest/verbs.c tests/guest/cycles.c,\
-	$(wildcard tests/guest/*.c)))
+	$(filter-out tests/guest/guest.c tests/guest/verbs.c tests/guest/cycles.c \
+	tests/guest/vgem_provider.c,$(wildcard tests/guest/*.c)))
+# a heap provider of vgem's memory, loaded by SHMEMCOMM_HEAP_PROVIDER (run-tests' mp-device)
+GUEST_PROVIDER := $(BUILD)/tests/guest/vgem_provider.so
 GUEST_COMPAT32 := $(BUILD)/tests/guest/compat32
 MP_TESTS := $(patsubst tests/mp/%.c,$(BUILD)/tests/mp/%,$(wildcard tests/mp/*.c))
 EXAMPLES := $(patsubst tests/examples/%.c,$(BUILD)/tests/examples/%,$(wildcard tests/examples/*.c))
@@ -60,7 +62,7 @@ TORCH_PKG := $(BUILD)/torch/shmemcomm_torch
 TORCH_EXT := $(TORCH_PKG)/_C.so
 
 .PHONY: all kmod kmod-mutant check run checkpatch clean install uninstall dkms-source torch
-all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(TOOLS) $(MP_TESTS) $(EXAMPLES) \
+all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(GUEST_PROVIDER) $(TOOLS) $(MP_TESTS) $(EXAMPLES) \
 	$(if $(HAVE_TORCH),torch)
 
 torch: $(TORCH_EXT) $(TORCH_PKG)/__init__.py
@@ -165,6 +167,9 @@ $(BUILD)/tests/guest/%: $(BUILD)/tests/guest/%.o $(GUEST_HELPERS) $(LIB) $(BUILD
 	$(CC) $(CFLAGS) -o $@ $(filter-out %/verbs.o,$^) $(GUEST_LIBS_$*)
 
 $(BUILD)/tests/guest/netlink: $(GENL)
+$(GUEST_PROVIDER): tests/guest/vgem_provider.c include/shmemx.h tests/common/vgem.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
 $(BUILD)/tests/guest/kill_cycles $(BUILD)/tests/guest/kill_cycles_device: $(BUILD)/tests/guest/cycles.o
 $(BUILD)/tests/guest/netlink.o: CPPFLAGS += -Itools
 

@@ -36,13 +36,37 @@ typedef struct shmemx_bootstrap {
 	int (*allgather)(void *ctx, const void *mine, size_t len, void *all);
 } shmemx_bootstrap_t;
 
+/*
+ * A symmetric heap in device memory: each PE's segment lives in memory that
+ * the provider hands over as a dma-buf, as a GPU runtime exports its own
+ * allocation (amdgpu or i915 through PRIME, CUDA's
+ * cuMemGetHandleForAddressRange, a dma-buf heap). The module (transport
+ * kmod) makes it a region; the node's PEs map each other's through the
+ * exporter, so the exporter must map for the CPU.
+ *
+ * alloc_dmabuf returns a dma-buf fd of at least @bytes bytes for PE @pe, or
+ * a negative errno after a message of its own. The library takes the fd
+ * (it closes it once the module holds the buffer) and frees nothing else:
+ * the buffer lives while the module's region holds it, until finalize. It
+ * is called once per init, from the thread inside shmemx_init_attr.
+ * SHMEMCOMM_HEAP_PROVIDER names a shared object whose
+ * shmemx_heap_provider() returns one, for programs that cannot pass it.
+ */
+typedef struct shmemx_heap_provider {
+	const char *name;		/* for messages, e.g. "vgem", "cuda" */
+	void *ctx;			/* handed to alloc_dmabuf */
+	int (*alloc_dmabuf)(void *ctx, int pe, size_t bytes);
+} shmemx_heap_provider_t;
+
 typedef struct {
 	size_t symmetric_size;		/* SHMEM_SYMMETRIC_SIZE */
 	const char *transport;		/* SHMEMCOMM_TRANSPORT: "kmod", "memfd", "kmod,rdma"... */
 	double timeout_seconds;		/* SHMEMCOMM_TIMEOUT */
 	/* NULL: the launcher's variables and the TCP rendezvous (shmemrun(1)) */
 	const shmemx_bootstrap_t *bootstrap;
-	unsigned long reserved[3];	/* must be zero */
+	/* NULL: SHMEMCOMM_HEAP_PROVIDER, or the module's own pages (or memfd) */
+	const shmemx_heap_provider_t *heap_provider;
+	unsigned long reserved[2];	/* must be zero */
 } shmemx_init_attr_t;
 
 /* shmem_init with attributes; a bad attribute ends the process with a message. */

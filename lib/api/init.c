@@ -7,6 +7,7 @@
  * PEs on other nodes (or every other PE, with rdma) are reached through the
  * NIC: the transport is set up at init when there are any.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static void say_what_was_asked(void)
 static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 			    enum sc_mem_kind *kind)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 2; i++)
 		if (attr->reserved[i]) {
 			sc_error("shmemx_init_attr: reserved[%d] is %lu; zero the whole attribute struct",
 				 i, attr->reserved[i]);
@@ -97,6 +98,11 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 			return -1;
 		}
 	}
+	if (attr->heap_provider && !attr->heap_provider->alloc_dmabuf) {
+		sc_error("shmemx_init_attr: the heap provider %s has no alloc_dmabuf",
+			 attr->heap_provider->name ? attr->heap_provider->name : "(unnamed)");
+		return -1;
+	}
 	if (attr->transport && sc_transport_parse(attr->transport, kind, &sc.force_rdma)) {
 		sc_error("shmemx_init_attr: transport '%s' is not kmod, memfd or rdma, or kmod or memfd with rdma (\"kmod,rdma\")",
 			 attr->transport);
@@ -105,9 +111,66 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 	return 0;
 }
 
+/*
+ * SHMEMCOMM_HEAP_PROVIDER: a shared object whose shmemx_heap_provider()
+ * gives the provider, for programs that call shmem_init. The object stays
+ * loaded: the provider's code may be called again at the next init.
+ */
+static int load_heap_provider(const shmemx_heap_provider_t **provider)
+{
+	const char *path = sc_env_string("SHMEMCOMM_HEAP_PROVIDER");
+	const shmemx_heap_provider_t *(*get)(void);
+	void *object;
+
+	if (!path || !*path)
+		return 0;
+	object = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!object) {
+		sc_error("SHMEMCOMM_HEAP_PROVIDER=%s cannot be loaded: %s", path, dlerror());
+		return -1;
+	}
+	*(void **)&get = dlsym(object, "shmemx_heap_provider");
+	*provider = get ? get() : NULL;
+	if (!*provider || !(*provider)->alloc_dmabuf) {
+		sc_error("SHMEMCOMM_HEAP_PROVIDER=%s gives no heap provider: it needs a function shmemx_heap_provider() returning one with alloc_dmabuf",
+			 path);
+		dlclose(object);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The heap provider of @attr or SHMEMCOMM_HEAP_PROVIDER into @source (none:
+ * left zero); it needs the module.
+ */
+static int pick_heap_source(const shmemx_init_attr_t *attr, enum sc_mem_kind kind,
+			    struct sc_heap_source *source)
+{
+	const shmemx_heap_provider_t *provider = attr ? attr->heap_provider : NULL;
+
+	if (!provider && load_heap_provider(&provider))
+		return -1;
+	if (!provider)
+		return 0;
+	source->name = provider->name ? provider->name : "(unnamed)";
+	source->ctx = provider->ctx;
+	source->alloc_dmabuf = provider->alloc_dmabuf;
+	if (kind != SC_MEM_KMOD) {
+		int named = sc_env_string("SHMEMCOMM_TRANSPORT") || (attr && attr->transport);
+
+		sc_error("the heap provider %s needs the module (transport kmod), and the transport is %s%s",
+			 source->name, sc_mem_name(kind),
+			 named ? "" : ": /dev/shmemcomm is not there; load shmemcomm.ko");
+		return -1;
+	}
+	return 0;
+}
+
 /* 0, or -1 after a message, with whatever it had set up undone. */
 static int init(const shmemx_init_attr_t *attr)
 {
+	struct sc_heap_source source = { 0 };
 	const shmemx_bootstrap_t *bootstrap = attr ? attr->bootstrap : NULL;
 	uint64_t heap;
 	long debug;
@@ -127,7 +190,8 @@ static int init(const shmemx_init_attr_t *attr)
 	    sc_env_long("SHMEMCOMM_DEBUG", 0, 0, 1, &debug) ||
 	    sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
 		goto failed;
-	if (attr && apply_attributes(attr, &heap, &kind))
+	if ((attr && apply_attributes(attr, &heap, &kind)) ||
+	    pick_heap_source(attr, kind, &source))
 		goto failed;
 	if (bootstrap)
 		sc.launch = (struct sc_launch){ .rank = bootstrap->rank, .size = bootstrap->size,
@@ -149,7 +213,7 @@ static int init(const shmemx_init_attr_t *attr)
 	sc.cpus_shared = sc.node.local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	if (sc_wait_init(sc.cpus_shared) ||
 	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, SC_INTERNAL_SIZE,
-			 &sc.boot, &sc.node))
+			 &source, &sc.boot, &sc.node))
 		goto free_node;
 	if (sc_heap_init(&sc.heap, sc.heap_size))
 		goto teardown_mem;

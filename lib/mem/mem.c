@@ -182,6 +182,39 @@ int sc_memfd_share_on_node(int fd, int err, size_t size, struct sc_boot *boot,
 	return err;
 }
 
+/* This PE's region: the module's own pages, or a heap provider's device memory */
+static int create_segment(struct sc_mem *mem, int me, struct sc_kmod_region *mine)
+{
+	const struct sc_heap_source *source = &mem->source;
+	int fd, mappable, err;
+
+	if (!source->alloc_dmabuf)
+		return sc_kmod_create(&mem->dev, mem->size, SHMEMCOMM_NUMA_ANY, mine);
+	fd = source->alloc_dmabuf(source->ctx, me, mem->size);
+	if (fd < 0) {
+		err = fd == -1 ? -EIO : fd;
+		sc_error("PE %d: the heap provider %s gave no dma-buf of %zu bytes: %s", me,
+			 source->name, mem->size, strerror(-err));
+		return err;
+	}
+	err = sc_kmod_create_dmabuf(&mem->dev, fd, 0, mine, &mappable);
+	close(fd);
+	if (err)
+		return err;
+	if (mine->size < mem->size) {
+		sc_error("PE %d: the heap provider %s gave a dma-buf of %" PRIu64 " bytes, where the segment needs %zu",
+			 me, source->name, mine->size, mem->size);
+		return -EINVAL;
+	}
+	if (!mappable) {
+		sc_error("PE %d: the heap provider %s gave memory that its exporter cannot map for the CPU; the PEs of a node reach each other's heaps by loads and stores, so it cannot back the heap",
+			 me, source->name);
+		return -EOPNOTSUPP;
+	}
+	sc_info("PE %d: the heap in device memory from the provider %s", me, source->name);
+	return 0;
+}
+
 static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_node *node)
 {
 	struct sc_kmod_region *mine;
@@ -197,7 +230,7 @@ static int kmod_setup(struct sc_mem *mem, struct sc_boot *boot, const struct sc_
 	/* every PE runs the same steps; a failure anywhere must not leave others waiting */
 	err = sc_kmod_open(&mem->dev);
 	if (!err)
-		err = sc_kmod_create(&mem->dev, mem->size, SHMEMCOMM_NUMA_ANY, mine);
+		err = create_segment(mem, boot->rank, mine);
 	if (!err) {
 		void *addr = map_aligned(mine->fd, mine->size, PROT_READ | PROT_WRITE,
 					 mem->aligned_at);
@@ -348,7 +381,8 @@ struct sc_regcache *sc_mem_imports_of(struct sc_mem *mem, int pe)
 }
 
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t aligned_at,
-		 struct sc_boot *boot, const struct sc_node *node)
+		 const struct sc_heap_source *source, struct sc_boot *boot,
+		 const struct sc_node *node)
 {
 	long globals;
 	int err;
@@ -362,6 +396,8 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t 
 	mem->aligned_at = aligned_at;
 	mem->npes = boot->size;
 	mem->dev.fd = -1;
+	if (source)
+		mem->source = *source;
 	mem->base = calloc((size_t)boot->size, sizeof(void *));
 	if (!mem->base)
 		return -ENOMEM;

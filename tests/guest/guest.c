@@ -10,8 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libdrm/drm.h>
-#include <libdrm/drm_mode.h>
+#include "vgem.h"
 
 long long read_number(const char *path)
 {
@@ -293,33 +292,14 @@ uint8_t *huge_page(uint8_t **map)
 
 int vgem_open(void)
 {
-	char name[16] = "";
-	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
-	int fd = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, DRM_IOCTL_VERSION, &v) || strcmp(name, "vgem")) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return vgem_card();
 }
 
 int vgem_dumb_dmabuf(int card, size_t size, int writable)
 {
-	struct drm_mode_create_dumb dumb = { .width = 1024, .bpp = 32 };
-	struct drm_prime_handle prime = { .flags = DRM_CLOEXEC | (writable ? DRM_RDWR : 0) };
-	struct drm_gem_close gem_close = { 0 };
+	int fd = vgem_export_dumb(card, size, writable);
 
-	/* 4 KiB rows: vgem's size is the pitch times the height */
-	dumb.height = (uint32_t)(size / 4096);
-	CHECK(ioctl(card, DRM_IOCTL_MODE_CREATE_DUMB, &dumb) == 0);
-	CHECK_EQ(dumb.size, size);
-	prime.handle = dumb.handle;
-	CHECK(ioctl(card, DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime) == 0);
-	/* the dma-buf keeps the object: the handle is not needed */
-	gem_close.handle = dumb.handle;
-	CHECK(ioctl(card, DRM_IOCTL_GEM_CLOSE, &gem_close) == 0);
-	return prime.fd;
+	if (fd < 0)
+		FAIL("vgem gave no dma-buf of %zu bytes: %s", size, strerror(-fd));
+	return fd;
 }

@@ -81,7 +81,8 @@ static void pe_main(int me, struct board *world_board, struct board *team_boards
 {
 	struct shared_boot world = { world_board, me, PES, identity, 0 };
 	shmemx_bootstrap_t boot = bootstrap_of(&world);
-	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 30, .bootstrap = &boot };
+	/* the environment's transport: the run's back end, and a heap provider's (mp-device) */
+	shmemx_init_attr_t attr = { .timeout_seconds = 30, .bootstrap = &boot };
 	static const int odd[] = { 1, 3 }, three[] = { 3, 0, 2 };
 	shmem_team_t team;
 	float x[8], sum[8];
@@ -223,7 +224,7 @@ static int try_failing_init(char *why, size_t len, const char **said)
 {
 	static struct capture c;
 	shmemx_bootstrap_t broken = { 0, 2, "a failing store", NULL, failing_allgather };
-	shmemx_init_attr_t attr = { .transport = "memfd", .timeout_seconds = 5, .bootstrap = &broken };
+	shmemx_init_attr_t attr = { .timeout_seconds = 5, .bootstrap = &broken };
 	int err;
 
 	why[0] = 0;

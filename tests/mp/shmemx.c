@@ -1,6 +1,7 @@
 /* shmemx_init_attr wins over the environment; the queries tell the back end,
  * the heap and the node. With argv[1] = bad-size / bad-transport /
- * bad-reserved, init must refuse the attribute with a message. */
+ * bad-reserved / bad-provider, init must refuse the attribute with a
+ * message. */
 #include <shmemx.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 int main(int argc, char **argv)
 {
+	static const shmemx_heap_provider_t no_alloc = { .name = "test" };
 	shmemx_init_attr_t attr;
 	const char *transport = getenv("SHMEMCOMM_TRANSPORT");
 	void *block;
@@ -23,7 +25,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "bad-transport"))
 		attr.transport = "carrier-pigeon";
 	if (argc > 1 && !strcmp(argv[1], "bad-reserved"))
-		attr.reserved[2] = 5;
+		attr.reserved[1] = 5;
+	if (argc > 1 && !strcmp(argv[1], "bad-provider"))
+		attr.heap_provider = &no_alloc;
 	shmemx_init_attr(&attr);
 	if (argc > 1)
 		return 3;	/* a bad attribute went unnoticed */
