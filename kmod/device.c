@@ -48,7 +48,7 @@
  * @wrapped:		@exporter_vm_ops and @vm_ops are set; never cleared
  * @exporter_vm_ops:	the vm_ops that the exporter's mmap gave the first
  *			VMA (possibly NULL); every VMA of the region has them
- * @vm_ops:		a copy with fault, open and close wrapped
+ * @vm_ops:		a copy with fault, open and close wrapped, made then
  */
 struct shmemcomm_device {
 	struct dma_buf *dmabuf;
@@ -56,7 +56,7 @@ struct shmemcomm_device {
 	struct mutex ops_lock;	/* see @ops_lock above */
 	bool wrapped;
 	const struct vm_operations_struct *exporter_vm_ops;
-	struct vm_operations_struct vm_ops;
+	const struct vm_operations_struct *vm_ops;
 };
 
 struct dma_buf *shmemcomm_device_dmabuf(const struct shmemcomm_region *region)
@@ -133,33 +133,51 @@ static void shmemcomm_device_vm_close(struct vm_area_struct *vma)
 	shmemcomm_region_put(region);
 }
 
+static const struct vm_operations_struct shmemcomm_no_vm_ops;
+
 /*
- * Gives @vma, just mapped by the exporter, the region's wrapped vm_ops;
- * false if the exporter gave it other vm_ops than it gave the first VMA.
+ * Gives @vma, just mapped by the exporter, the region's wrapped vm_ops:
+ * 0, -ENOMEM, or -ENODEV if the exporter gave it other vm_ops than it gave
+ * the first VMA. The hooks exporters set are passed on, but huge_fault and
+ * map_pages, so that every insertion goes through the checked fault; the
+ * NUMA policy and special-page hooks, which no dma-buf exporter sets, are
+ * not.
  */
-static bool shmemcomm_device_wrap(struct shmemcomm_device *device,
-				  struct vm_area_struct *vma)
+static int shmemcomm_device_wrap(struct shmemcomm_device *device,
+				 struct vm_area_struct *vma)
 {
-	bool same;
+	const struct vm_operations_struct *from = vma->vm_ops ?: &shmemcomm_no_vm_ops;
+	const struct vm_operations_struct wrapped = {
+		.open = shmemcomm_device_vm_open,
+		.close = shmemcomm_device_vm_close,
+		.fault = shmemcomm_device_fault,
+		.may_split = from->may_split,
+		.mremap = from->mremap,
+		.pagesize = from->pagesize,
+		.page_mkwrite = from->page_mkwrite,
+		.pfn_mkwrite = from->pfn_mkwrite,
+		.access = from->access,
+		.name = from->name,
+	};
+	int err = 0;
 
 	mutex_lock(&device->ops_lock);
 	if (!device->wrapped) {
+		device->vm_ops = kmemdup(&wrapped, sizeof(wrapped), GFP_KERNEL);
+		if (!device->vm_ops) {
+			err = -ENOMEM;
+			goto out_unlock;
+		}
 		device->exporter_vm_ops = vma->vm_ops;
-		if (vma->vm_ops)
-			device->vm_ops = *vma->vm_ops;
-		/* every insertion goes through the checked fault */
-		device->vm_ops.huge_fault = NULL;
-		device->vm_ops.map_pages = NULL;
-		device->vm_ops.fault = shmemcomm_device_fault;
-		device->vm_ops.open = shmemcomm_device_vm_open;
-		device->vm_ops.close = shmemcomm_device_vm_close;
 		device->wrapped = true;
 	}
-	same = vma->vm_ops == device->exporter_vm_ops;
+	if (vma->vm_ops == device->exporter_vm_ops)
+		vma->vm_ops = device->vm_ops;
+	else
+		err = -ENODEV;
+out_unlock:
 	mutex_unlock(&device->ops_lock);
-	if (same)
-		vma->vm_ops = &device->vm_ops;
-	return same;
+	return err;
 }
 
 /* mmap of a dma-buf region, whose arguments mmap.c has checked */
@@ -190,10 +208,13 @@ int shmemcomm_device_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 	/* dma_buf_mmap made the dma-buf the VMA's file */
 	vma_set_file(vma, file);
-	if (!shmemcomm_device_wrap(device, vma)) {
+	err = shmemcomm_device_wrap(device, vma);
+	if (err) {
 		/* mmap fails without a close: undo the exporter's mmap here */
 		if (vma->vm_ops && vma->vm_ops->close)
 			vma->vm_ops->close(vma);
+		if (err == -ENOMEM)
+			return err;
 		pr_warn_ratelimited("mmap: region %llu: its exporter %s gave this mapping other vm_ops than the first\n",
 				    region->id, shmemcomm_device_exporter(region));
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_UNMAPPABLE, -ENODEV);
@@ -225,6 +246,7 @@ static int shmemcomm_device_try_attach(struct dma_buf *dmabuf)
 void shmemcomm_device_release(struct shmemcomm_region *region)
 {
 	dma_buf_put(region->device->dmabuf);
+	kfree(region->device->vm_ops);
 	mutex_destroy(&region->device->ops_lock);
 	kfree(region->device);
 	region->device = NULL;
