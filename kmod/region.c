@@ -186,6 +186,13 @@ static void shmemcomm_free_pages(struct shmemcomm_region *region)
 		put_page(region->pages[i]);
 }
 
+/* The module-wide figure of @region's kind: device memory, or host pages pinned */
+static atomic_long_t *shmemcomm_kind_pages(const struct shmemcomm_region *region)
+{
+	return region->kind == SHMEMCOMM_KIND_DMABUF ? &shmemcomm_device_pages :
+	       &shmemcomm_pinned_pages;
+}
+
 /*
  * The cap bounds host pages pinned and device memory held together: both
  * are what the module keeps alive. RLIMIT_MEMLOCK is a process's limit on
@@ -205,12 +212,8 @@ static int shmemcomm_charge_region(struct shmemcomm_region *region)
 				    atomic_long_read(&shmemcomm_device_pages), cap);
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_PINNED_CAP, -EPERM);
 	}
-	if (region->kind == SHMEMCOMM_KIND_DMABUF) {
-		atomic_long_add(pages, &shmemcomm_device_pages);
-		return 0;
-	}
-	atomic_long_add(pages, &shmemcomm_pinned_pages);
-	if (capable(CAP_IPC_LOCK))
+	atomic_long_add(pages, shmemcomm_kind_pages(region));
+	if (region->kind == SHMEMCOMM_KIND_DMABUF || capable(CAP_IPC_LOCK))
 		return 0;
 
 	user = get_current_user();
@@ -234,10 +237,7 @@ static void shmemcomm_uncharge_region(struct shmemcomm_region *region)
 		atomic_long_sub(region->nr_pages, &region->memlock_user->locked_vm);
 		free_uid(region->memlock_user);
 	}
-	if (region->kind == SHMEMCOMM_KIND_DMABUF)
-		atomic_long_sub(region->nr_pages, &shmemcomm_device_pages);
-	else
-		atomic_long_sub(region->nr_pages, &shmemcomm_pinned_pages);
+	atomic_long_sub(region->nr_pages, shmemcomm_kind_pages(region));
 	atomic_long_sub(region->nr_pages, &shmemcomm_held_pages);
 }
 

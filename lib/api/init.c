@@ -141,11 +141,11 @@ static int load_heap_provider(const shmemx_heap_provider_t **provider)
 }
 
 /*
- * The heap provider of @attr or SHMEMCOMM_HEAP_PROVIDER into @source (none:
- * left zero); it needs the module.
+ * The heap provider of @attr or SHMEMCOMM_HEAP_PROVIDER into @chosen, named
+ * for messages (none: left zero); it needs the module.
  */
-static int pick_heap_source(const shmemx_init_attr_t *attr, enum sc_mem_kind kind,
-			    struct sc_heap_source *source)
+static int pick_heap_provider(const shmemx_init_attr_t *attr, enum sc_mem_kind kind,
+			      shmemx_heap_provider_t *chosen)
 {
 	const shmemx_heap_provider_t *provider = attr ? attr->heap_provider : NULL;
 
@@ -153,14 +153,14 @@ static int pick_heap_source(const shmemx_init_attr_t *attr, enum sc_mem_kind kin
 		return -1;
 	if (!provider)
 		return 0;
-	source->name = provider->name ? provider->name : "(unnamed)";
-	source->ctx = provider->ctx;
-	source->alloc_dmabuf = provider->alloc_dmabuf;
+	*chosen = *provider;
+	if (!chosen->name)
+		chosen->name = "(unnamed)";
 	if (kind != SC_MEM_KMOD) {
 		int named = sc_env_string("SHMEMCOMM_TRANSPORT") || (attr && attr->transport);
 
 		sc_error("the heap provider %s needs the module (transport kmod), and the transport is %s%s",
-			 source->name, sc_mem_name(kind),
+			 chosen->name, sc_mem_name(kind),
 			 named ? "" : ": /dev/shmemcomm is not there; load shmemcomm.ko");
 		return -1;
 	}
@@ -170,7 +170,7 @@ static int pick_heap_source(const shmemx_init_attr_t *attr, enum sc_mem_kind kin
 /* 0, or -1 after a message, with whatever it had set up undone. */
 static int init(const shmemx_init_attr_t *attr)
 {
-	struct sc_heap_source source = { 0 };
+	shmemx_heap_provider_t provider = { 0 };
 	const shmemx_bootstrap_t *bootstrap = attr ? attr->bootstrap : NULL;
 	uint64_t heap;
 	long debug;
@@ -191,7 +191,7 @@ static int init(const shmemx_init_attr_t *attr)
 	    sc_transport_pick(&kind, &sc.force_rdma) || sc_coll_tune(&sc.coll))
 		goto failed;
 	if ((attr && apply_attributes(attr, &heap, &kind)) ||
-	    pick_heap_source(attr, kind, &source))
+	    pick_heap_provider(attr, kind, &provider))
 		goto failed;
 	if (bootstrap)
 		sc.launch = (struct sc_launch){ .rank = bootstrap->rank, .size = bootstrap->size,
@@ -213,7 +213,7 @@ static int init(const shmemx_init_attr_t *attr)
 	sc.cpus_shared = sc.node.local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	if (sc_wait_init(sc.cpus_shared) ||
 	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, SC_INTERNAL_SIZE,
-			 &source, &sc.boot, &sc.node))
+			 &provider, &sc.boot, &sc.node))
 		goto free_node;
 	if (sc_heap_init(&sc.heap, sc.heap_size))
 		goto teardown_mem;

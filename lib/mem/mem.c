@@ -185,16 +185,16 @@ int sc_memfd_share_on_node(int fd, int err, size_t size, struct sc_boot *boot,
 /* This PE's region: the module's own pages, or a heap provider's device memory */
 static int create_segment(struct sc_mem *mem, int me, struct sc_kmod_region *mine)
 {
-	const struct sc_heap_source *source = &mem->source;
+	const shmemx_heap_provider_t *provider = &mem->provider;
 	int fd, mappable, err;
 
-	if (!source->alloc_dmabuf)
+	if (!provider->alloc_dmabuf)
 		return sc_kmod_create(&mem->dev, mem->size, SHMEMCOMM_NUMA_ANY, mine);
-	fd = source->alloc_dmabuf(source->ctx, me, mem->size);
+	fd = provider->alloc_dmabuf(provider->ctx, me, mem->size);
 	if (fd < 0) {
 		err = fd == -1 ? -EIO : fd;
 		sc_error("PE %d: the heap provider %s gave no dma-buf of %zu bytes: %s", me,
-			 source->name, mem->size, strerror(-err));
+			 provider->name, mem->size, strerror(-err));
 		return err;
 	}
 	err = sc_kmod_create_dmabuf(&mem->dev, fd, 0, mine, &mappable);
@@ -203,15 +203,15 @@ static int create_segment(struct sc_mem *mem, int me, struct sc_kmod_region *min
 		return err;
 	if (mine->size < mem->size) {
 		sc_error("PE %d: the heap provider %s gave a dma-buf of %" PRIu64 " bytes, where the segment needs %zu",
-			 me, source->name, mine->size, mem->size);
+			 me, provider->name, mine->size, mem->size);
 		return -EINVAL;
 	}
 	if (!mappable) {
 		sc_error("PE %d: the heap provider %s gave memory that its exporter cannot map for the CPU; the PEs of a node reach each other's heaps by loads and stores, so it cannot back the heap",
-			 me, source->name);
+			 me, provider->name);
 		return -EOPNOTSUPP;
 	}
-	sc_info("PE %d: the heap in device memory from the provider %s", me, source->name);
+	sc_info("PE %d: the heap in device memory from the provider %s", me, provider->name);
 	return 0;
 }
 
@@ -381,7 +381,7 @@ struct sc_regcache *sc_mem_imports_of(struct sc_mem *mem, int pe)
 }
 
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t aligned_at,
-		 const struct sc_heap_source *source, struct sc_boot *boot,
+		 const shmemx_heap_provider_t *provider, struct sc_boot *boot,
 		 const struct sc_node *node)
 {
 	long globals;
@@ -396,8 +396,8 @@ int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t 
 	mem->aligned_at = aligned_at;
 	mem->npes = boot->size;
 	mem->dev.fd = -1;
-	if (source)
-		mem->source = *source;
+	if (provider)
+		mem->provider = *provider;
 	mem->base = calloc((size_t)boot->size, sizeof(void *));
 	if (!mem->base)
 		return -ENOMEM;

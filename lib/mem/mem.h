@@ -15,22 +15,12 @@
 #include <stddef.h>
 
 #include "boot/node.h"
+#include "shmemx.h"
 #include "mem/globals.h"
 #include "mem/kmod.h"
 #include "mem/regcache.h"
 
 enum sc_mem_kind { SC_MEM_KMOD, SC_MEM_MEMFD };
-
-/*
- * Where a kmod segment's memory comes from: the module's own pages (no
- * @alloc_dmabuf), or device memory that @alloc_dmabuf hands over as a
- * dma-buf fd of at least @bytes (include/shmemx.h's heap provider).
- */
-struct sc_heap_source {
-	const char *name;
-	void *ctx;
-	int (*alloc_dmabuf)(void *ctx, int pe, size_t bytes);
-};
 
 /*
  * This PE's own segment is mapped so that the point @aligned_at bytes into
@@ -49,7 +39,8 @@ struct sc_mem {
 	int npes;
 	void **base;		/* [npes]: each PE's segment here; NULL off this node */
 	struct sc_kmod dev;	/* kmod */
-	struct sc_heap_source source;	/* kmod: where this PE's segment comes from */
+	/* kmod: the module's own pages (no alloc_dmabuf), or a provider's device memory */
+	shmemx_heap_provider_t provider;
 	struct sc_kmod_region *regions;	/* kmod: [npes] */
 	/*
 	 * the program's globals, beside the segment; none (size 0) with
@@ -87,11 +78,11 @@ int sc_transport_parse(const char *text, enum sc_mem_kind *kind, int *rdma);
 /* From SHMEMCOMM_TRANSPORT: 0, or -EINVAL after a message. */
 int sc_transport_pick(enum sc_mem_kind *kind, int *rdma);
 /*
- * @size of each segment; @aligned_at: see SC_MEM_ALIGN; @source: NULL, or
- * a heap provider's (kmod only).
+ * @size of each segment; @aligned_at: see SC_MEM_ALIGN; @provider: NULL,
+ * or the heap provider whose device memory the segments are (kmod only).
  */
 int sc_mem_setup(struct sc_mem *mem, enum sc_mem_kind kind, size_t size, size_t aligned_at,
-		 const struct sc_heap_source *source, struct sc_boot *boot,
+		 const shmemx_heap_provider_t *provider, struct sc_boot *boot,
 		 const struct sc_node *node);
 void sc_mem_teardown(struct sc_mem *mem);
 /* PE @pe's import cache, made on first use; NULL (logged) if it cannot be. */

@@ -32,15 +32,6 @@ static long create_dmabuf(struct sc_kmod *dev, int dmabuf, uint32_t flags, int *
 	return 0;
 }
 
-/* The first word of fill_pattern(seed) */
-static uint32_t first_word(uint32_t seed)
-{
-	uint32_t word;
-
-	fill_pattern(&word, sizeof(word), seed);
-	return word;
-}
-
 static int importer_both_ways(void *arg)
 {
 	struct sc_kmod_region imported;
@@ -188,7 +179,7 @@ static void device_path(struct sc_kmod *dev, struct sc_kmod_region *owner, int *
 	CHECK(ioctl(*importer_fd, IMPORTER_IOC_ATTACH, &attach) == 0);
 	CHECK(ioctl(*importer_fd, IMPORTER_IOC_STATE, &st) == 0);
 	CHECK_EQ(st.mapped, 1);
-	CHECK_EQ(st.first_word, first_word(8));
+	CHECK_EQ(st.first_word, pattern_word(8, 0));
 }
 
 int main(void)

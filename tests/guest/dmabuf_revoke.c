@@ -48,17 +48,6 @@ static void state(struct device *d, int map_again)
 	CHECK(ioctl(d->fd, map_again ? IMPORTER_IOC_MAP : IMPORTER_IOC_STATE, &d->st) == 0);
 }
 
-/* The region's first word as fill_pattern(seed) wrote it. */
-static uint32_t first_word(uint32_t seed)
-{
-	uint32_t word;
-	uint8_t buf[4];
-
-	fill_pattern(buf, sizeof(buf), seed);
-	memcpy(&word, buf, sizeof(word));
-	return word;
-}
-
 /* vgem imports @dmabuf through PRIME: 0, or the negative errno */
 static int vgem_import(int card, int dmabuf)
 {
@@ -108,8 +97,8 @@ int main(void)
 	state(&dyn, 0);
 	state(&stat, 0);
 	CHECK(dyn.st.mapped && stat.st.mapped);
-	CHECK_EQ(dyn.st.first_word, first_word(47));
-	CHECK_EQ(stat.st.first_word, first_word(47));
+	CHECK_EQ(dyn.st.first_word, pattern_word(47, 0));
+	CHECK_EQ(stat.st.first_word, pattern_word(47, 0));
 	card = vgem_open();
 	if (card >= 0)
 		CHECK_OK(vgem_import(card, d_imp));
@@ -138,7 +127,7 @@ int main(void)
 	state(&stat, 0);
 	CHECK_EQ(stat.st.move_notifies, 0);
 	CHECK(stat.st.mapped);
-	CHECK_EQ(stat.st.first_word, first_word(47));
+	CHECK_EQ(stat.st.first_word, pattern_word(47, 0));
 	/* the owner's device was not told */
 	state(&own, 1);
 	CHECK(own.st.mapped && own.st.move_notifies == 0);

@@ -210,7 +210,7 @@ int probe_write(volatile uint8_t *addr, uint8_t value)
 	return probe(addr, 1, value);
 }
 
-static uint32_t pattern_word(uint32_t seed, size_t i)
+uint32_t pattern_word(uint32_t seed, size_t i)
 {
 	uint32_t x = seed ^ (uint32_t)(i * 2654435761u);
 

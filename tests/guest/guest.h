@@ -97,5 +97,7 @@ int vgem_dumb_dmabuf(int card, size_t size, int writable);
 
 void fill_pattern(void *addr, size_t len, uint32_t seed);
 int check_pattern(const void *addr, size_t len, uint32_t seed);
+/* Word @i that fill_pattern(@seed) writes (a device reads word 0 to check it) */
+uint32_t pattern_word(uint32_t seed, size_t i);
 
 #endif
