@@ -19,6 +19,14 @@
  * region's lock, which revoke holds while it zaps, before the exporter's
  * fault inserts. An importer's next access after a revoke is SIGBUS.
  *
+ * The exporter's fault, open and close must find their buffer through
+ * vm_private_data, as the GEM helpers, TTM, udmabuf and the dma-buf heaps
+ * do, and not through vm_file, which is no longer the dma-buf's. This
+ * module's own dma-bufs go through vm_file (to the region file they came
+ * from), so CREATE_DMABUF refuses them: a region over one would fault into
+ * the other region's handler with this region's file, and the two regions
+ * are better shared by handle anyway.
+ *
  * Limits: an exporter whose mmap inserts every PTE at once and has no
  * fault handler keeps what mmap inserted if a revoke runs between mmap's
  * check and the VMA's link, and after a revoke the owner's mappings of
@@ -255,7 +263,7 @@ void shmemcomm_device_release(struct shmemcomm_region *region)
 long shmemcomm_ioctl_create_dmabuf(void __user *uarg)
 {
 	struct shmemcomm_create_dmabuf args;
-	struct shmemcomm_region *region;
+	struct shmemcomm_region *region, *own;
 	struct shmemcomm_device *device;
 	struct dma_buf *dmabuf;
 	struct file *file;
@@ -274,6 +282,13 @@ long shmemcomm_ioctl_create_dmabuf(void __user *uarg)
 				    PTR_ERR(dmabuf) == -EBADF ? "not open" :
 				    "not a dma-buf");
 		return shmemcomm_refuse(SHMEMCOMM_REFUSAL_NOT_DMABUF, -EBADF);
+	}
+	own = shmemcomm_dmabuf_region(dmabuf);
+	if (own) {
+		pr_warn_ratelimited("create_dmabuf: fd %d is a dma-buf of this module's region %llu: share that region with EXPORT and IMPORT\n",
+				    args.dmabuf_fd, own->id);
+		err = shmemcomm_refuse(SHMEMCOMM_REFUSAL_NOT_DMABUF, -EBADF);
+		goto err_put_dmabuf;
 	}
 	err = shmemcomm_validate_dmabuf_size(dmabuf->size);
 	if (err) {

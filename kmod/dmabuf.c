@@ -207,6 +207,14 @@ static const struct dma_buf_ops shmemcomm_dmabuf_ops = {
 	.release = shmemcomm_dmabuf_release,
 };
 
+/* The region behind one of this module's dma-bufs; NULL for another exporter's */
+struct shmemcomm_region *shmemcomm_dmabuf_region(const struct dma_buf *dmabuf)
+{
+	if (dmabuf->ops != &shmemcomm_dmabuf_ops)
+		return NULL;
+	return shmemcomm_dmabuf_rf((struct dma_buf *)dmabuf)->region;
+}
+
 /*
  * After a revoke, or once user memory went stale: every dma-buf that lost
  * its access tells its dynamic attachments to give their mappings back;

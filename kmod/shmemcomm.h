@@ -242,6 +242,7 @@ static inline void shmemcomm_netlink_exit(void)
 /* dmabuf.c */
 long shmemcomm_ioctl_export_dmabuf(struct file *file, void __user *uarg);
 void shmemcomm_dmabuf_revoke(struct shmemcomm_region *region);
+struct shmemcomm_region *shmemcomm_dmabuf_region(const struct dma_buf *dmabuf);
 
 /* device.c: regions over another exporter's dma-buf */
 int shmemcomm_validate_create_dmabuf(const struct shmemcomm_create_dmabuf *args);

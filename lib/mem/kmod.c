@@ -217,7 +217,8 @@ static void explain_create_dmabuf_error(struct sc_kmod *dev, int dmabuf_fd, int 
 {
 	switch (err) {
 	case -EBADF:
-		sc_error("cannot make a region of fd %d: it is not an open dma-buf", dmabuf_fd);
+		sc_error("cannot make a region of fd %d: it is not an open dma-buf of another driver (a dma-buf of shmemcomm's own is shared by handle instead)",
+			 dmabuf_fd);
 		break;
 	case -ENODEV:
 		sc_error("cannot make a region of dma-buf fd %d: its exporter refuses to attach a device (dmesg names it)",

@@ -5,8 +5,9 @@
  * other regions; a revoke gives the importer SIGBUS and the owner carries
  * on; a device attached through EXPORT_DMABUF reads the exporter's memory
  * and hears the revoke; a closed fd, a fd that is not a dma-buf, bad flags,
- * a read-only dma-buf asked for writing and an exporter that refuses
- * attachments each get their errno; the counters come back. */
+ * a read-only dma-buf asked for writing, a dma-buf of this module's own
+ * and an exporter that refuses attachments each get their errno; the
+ * counters come back. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -110,9 +111,8 @@ static int importer_revoked(void *arg)
 
 static void bad_fds(struct sc_kmod *dev, int card)
 {
-	int closed, region_fd, ro_dmabuf, pipe_fds[2];
+	int closed, region_fd, ro_dmabuf, pipe_fds[2], own_dmabuf, importer_fd, refusing;
 	struct sc_kmod_region own, imported;
-	int importer_dmabuf;
 
 	/* a closed fd, and fds that are not dma-bufs */
 	closed = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -144,21 +144,28 @@ static void bad_fds(struct sc_kmod *dev, int card)
 	sc_kmod_release(&own);
 
 	/*
-	 * An exporter that refuses attachments: this module's own, whose
-	 * dma-buf of an importer's file cannot be mapped once the owner has
-	 * revoked the export, and so refuses a static attachment, which is
-	 * mapped at once.
+	 * This module's own dma-buf: the region behind it is shared by handle.
+	 * (A region over one would fault into the other region's handler.)
 	 */
 	CHECK_OK(sc_kmod_create(dev, SIZE, SHMEMCOMM_NUMA_ANY, &own));
-	CHECK_OK(sc_kmod_export(&own, SHMEMCOMM_EXPORT_SCOPE_OWNER));
-	CHECK_OK(sc_kmod_import(dev, own.handle, 0, &imported));
-	importer_dmabuf = sc_kmod_export_dmabuf(&imported);
-	CHECK(importer_dmabuf >= 0);
-	CHECK_OK(sc_kmod_revoke(&own));
-	CHECK_ERR(create_dmabuf(dev, importer_dmabuf, 0, &region_fd), ENODEV);
-	close(importer_dmabuf);
-	sc_kmod_release(&imported);
+	own_dmabuf = sc_kmod_export_dmabuf(&own);
+	CHECK(own_dmabuf >= 0);
+	CHECK_ERR(create_dmabuf(dev, own_dmabuf, 0, &region_fd), EBADF);
+	CHECK_ERR_LOGGED(sc_kmod_create_dmabuf(dev, own_dmabuf, 0, &imported, NULL), EBADF,
+			 "shared by handle");
+	close(own_dmabuf);
 	sc_kmod_release(&own);
+
+	/* an exporter that refuses attachments (the test importer's) */
+	importer_fd = open(IMPORTER_DEV, O_RDWR | O_CLOEXEC);
+	CHECK(importer_fd >= 0);
+	refusing = ioctl(importer_fd, IMPORTER_IOC_EXPORT_REFUSING);
+	CHECK(refusing >= 0);
+	close(importer_fd);
+	CHECK_ERR(create_dmabuf(dev, refusing, 0, &region_fd), ENODEV);
+	CHECK_ERR_LOGGED(sc_kmod_create_dmabuf(dev, refusing, 0, &own, NULL), ENODEV,
+			 "refuses to attach a device");
+	close(refusing);
 }
 
 /* A device attached through the region's EXPORT_DMABUF: reads the exporter's memory */

@@ -207,7 +207,8 @@ struct shmemcomm_create_user {
  * exporter's reservation object, so its fences are the exporter's.
  *
  * Errors: EINVAL bad flags or reserved; EBADF @dmabuf_fd is not an open fd,
- * or not a dma-buf; ENODEV the exporter refuses to attach a device;
+ * not a dma-buf, or a dma-buf of this module's (EXPORT_DMABUF: share that
+ * region by handle instead); ENODEV the exporter refuses to attach a device;
  * EINVAL also: the dma-buf's size is not a multiple of page_size, or is
  * over max_region_size; EACCES a writable region over a read-only dma-buf;
  * EPERM over the module-wide cap. The reason is logged.

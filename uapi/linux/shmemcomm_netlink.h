@@ -107,7 +107,8 @@ enum shmemcomm_refusal {
 	SHMEMCOMM_REFUSAL_EXPORTED,	/* a second export of a region */
 	SHMEMCOMM_REFUSAL_STALE,	/* import, mmap, dma-buf or its map of a stale region */
 	SHMEMCOMM_REFUSAL_UNPINNABLE,	/* CREATE_USER over memory that cannot back a region */
-	SHMEMCOMM_REFUSAL_NOT_DMABUF,	/* CREATE_DMABUF of a fd that is not an open dma-buf */
+	/* CREATE_DMABUF of a fd that is not an open dma-buf, or is this module's */
+	SHMEMCOMM_REFUSAL_NOT_DMABUF,
 	SHMEMCOMM_REFUSAL_ATTACH,	/* CREATE_DMABUF: the exporter refused an attachment */
 	SHMEMCOMM_REFUSAL_UNMAPPABLE,	/* mmap of device memory the exporter cannot map */
 

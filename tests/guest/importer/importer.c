@@ -6,6 +6,8 @@
  * refused, whether a dynamic importer is sent move_notify. It reads the
  * buffer through the pages of the table it was given; a device would use
  * the DMA addresses, which here, with no IOMMU, point at the same memory.
+ * It also exports a dma-buf of its own whose exporter refuses every
+ * attachment, as one with no path to a device would.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -20,6 +22,8 @@
 #include <linux/uaccess.h>
 
 #include "importer.h"
+
+static struct miscdevice importer_misc;
 
 /* the device that attaches: a platform device, so that it can map for DMA */
 static struct platform_device *importer_pdev;
@@ -123,6 +127,54 @@ static long importer_do_attach(struct importer *imp, void __user *uarg)
 	return 0;
 }
 
+static int refusing_attach(struct dma_buf *dmabuf,
+			   struct dma_buf_attachment *attach)
+{
+	return -EOPNOTSUPP;
+}
+
+static struct sg_table *refusing_map(struct dma_buf_attachment *attach,
+				     enum dma_data_direction dir)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static void refusing_unmap(struct dma_buf_attachment *attach,
+			   struct sg_table *sgt, enum dma_data_direction dir)
+{
+}
+
+static void refusing_release(struct dma_buf *dmabuf)
+{
+}
+
+static const struct dma_buf_ops refusing_ops = {
+	.attach = refusing_attach,
+	.map_dma_buf = refusing_map,
+	.unmap_dma_buf = refusing_unmap,
+	.release = refusing_release,
+};
+
+/* A one-page dma-buf with nothing behind it: attach is all it is asked for */
+static long importer_export_refusing(void)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct dma_buf *dmabuf;
+	int fd;
+
+	exp_info.ops = &refusing_ops;
+	exp_info.size = PAGE_SIZE;
+	exp_info.flags = O_RDWR;
+	exp_info.priv = &importer_misc;
+	dmabuf = dma_buf_export(&exp_info);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
+	if (fd < 0)
+		dma_buf_put(dmabuf);
+	return fd;
+}
+
 static long importer_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -147,6 +199,9 @@ static long importer_ioctl(struct file *file, unsigned int cmd,
 		importer_state(imp, &st);
 		if (copy_to_user(uarg, &st, sizeof(st)))
 			ret = -EFAULT;
+		break;
+	case IMPORTER_IOC_EXPORT_REFUSING:
+		ret = importer_export_refusing();
 		break;
 	default:
 		ret = -ENOTTY;

@@ -28,5 +28,7 @@ struct importer_state {
 #define IMPORTER_IOC_ATTACH _IOW(IMPORTER_IOC_MAGIC, 1, struct importer_attach)
 #define IMPORTER_IOC_MAP _IOR(IMPORTER_IOC_MAGIC, 2, struct importer_state)
 #define IMPORTER_IOC_STATE _IOR(IMPORTER_IOC_MAGIC, 3, struct importer_state)
+/* IMPORTER_IOC_EXPORT_REFUSING: returns a dma-buf fd whose exporter refuses every attachment */
+#define IMPORTER_IOC_EXPORT_REFUSING _IO(IMPORTER_IOC_MAGIC, 4)
 
 #endif /* SHMEMCOMM_TEST_IMPORTER_H */
