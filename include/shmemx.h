@@ -42,7 +42,10 @@ typedef struct shmemx_bootstrap {
  * allocation (amdgpu or i915 through PRIME, CUDA's
  * cuMemGetHandleForAddressRange, a dma-buf heap). The module (transport
  * kmod) makes it a region; the node's PEs map each other's through the
- * exporter, so the exporter must map for the CPU.
+ * exporter, so the exporter must map for the CPU. Across nodes (rdma) the
+ * NIC takes the module's dma-buf of it; a NIC that cannot (rxe) leaves the
+ * segment to go by message, through the PE's service thread and its CPU
+ * mapping, with a warning (SHMEMCOMM_IB_SEGMENT in shmemcomm(7)).
  *
  * alloc_dmabuf returns a dma-buf fd of at least @bytes bytes for PE @pe, or
  * a negative errno after a message of its own. The library takes the fd

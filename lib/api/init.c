@@ -230,8 +230,8 @@ static int init(const shmemx_init_attr_t *attr)
 			.base = sc.mem.base[sc.me], .size = sc.mem.size,
 			.globals = sc.mem.globals.start, .globals_size = sc.mem.globals.size,
 			.dmabuf_fd = sc_mem_dmabuf(&sc.mem, sc.me),
+			.device_memory = sc.mem.provider.alloc_dmabuf != NULL,
 			.amo_mail = sc_internal_offset(mine->amo_mail),
-			.amo_reply = sc_internal_offset(&mine->amo_reply),
 		};
 		int err;
 

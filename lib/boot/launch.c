@@ -17,7 +17,11 @@ int sc_launch_port_for_job(const char *job)
 
 	for (const char *c = job; *c; c++)
 		h = (h ^ (uint8_t)*c) * 16777619u;
-	return 20000 + (int)(h % 20000);
+	/*
+	 * below Linux's ephemeral ports (32768 up): a port there can be any
+	 * connection's source port for a while, and bind fails on it
+	 */
+	return 20000 + (int)(h % 12768);
 }
 
 int sc_slurm_first_host(const char *list, char *host, unsigned long len)

@@ -37,7 +37,7 @@ void sc_launch_tell_exit(const struct sc_launch *launch, int status);
 
 /*
  * The port a job without an explicit rendezvous uses on one host: derived
- * from its job id, in 20000..39999.
+ * from its job id, in 20000..32767 (below Linux's ephemeral ports).
  */
 int sc_launch_port_for_job(const char *job);
 

@@ -103,9 +103,8 @@ struct sc_internal {
 	_Atomic uint64_t active_set_signals[SC_MAX_PES];
 	struct sc_abort abort;		/* the job's stop word (util/wait.h) */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
-	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE, and this PE's reply */
+	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE */
 	struct sc_amo_mail amo_mail[SC_MAX_PES];
-	struct sc_amo_reply amo_reply;
 	/* per team slot, by call parity: the smallest allreduce's inputs */
 	struct sc_tiny_line tiny[SC_MAX_TEAMS][2][SC_TINY_LINES];
 	/* per team slot, by call parity: one-shot inputs */

@@ -1,9 +1,13 @@
-/* Atomics by message: a mailbox per requesting PE, served by a thread on the target. */
+/*
+ * Atomics by message: a mailbox per requesting PE, served by a thread on
+ * the target, which serves a segment's inbox too (segment_mail.c).
+ */
 #include "net/ib.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +22,8 @@
 #include "util/ranks.h"
 #include "util/wait.h"
 
-static uint64_t cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint64_t value,
-			uint64_t cond)
+uint64_t sc_ib_cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint64_t value,
+		       uint64_t cond)
 {
 #define CPU_AMO(T)                                                                        \
 	do {                                                                              \
@@ -44,95 +48,106 @@ static uint64_t cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint6
 #undef CPU_AMO
 }
 
-#define AMO_SPIN 20000		/* empty polls before the service thread naps */
-#define AMO_NAP_US 200
+char *sc_ib_local(struct sc_net *net, int pe, uint64_t offset, uint64_t len, const char *what)
+{
+	uint64_t total = net->segment_size + net->globals_size;
+
+	if (len > total || offset > total - len ||
+	    (offset < net->segment_size && len > net->segment_size - offset))
+		sc_fatal(1, "PE %d: PE %d asked for %s of %llu bytes at offset %llu, outside this PE's %zu-byte segment and %zu bytes of globals",
+			 net->me, pe, what, (unsigned long long)len, (unsigned long long)offset,
+			 net->segment_size, net->globals_size);
+	return offset < net->segment_size ? net->segment + offset :
+					    net->globals + (offset - net->segment_size);
+}
 
 /*
- * The service thread: polls the mailboxes, does each request with the
- * CPU on this PE's segment, answers with the old value, then the sequence
- * number (RC keeps the pair's writes in order). It holds no lock while it
- * waits, so requests crossing each other cannot deadlock.
+ * The atomics' mailboxes: each request done with the CPU on this PE's
+ * segment, answered with the old value, then the sequence number (RC keeps
+ * the pair's writes in order), into the requester's replies.
  */
-static void *amo_service(void *arg)
+static int serve_mailboxes(struct sc_net *net, uint64_t *served)
+{
+	struct sc_amo_mail *mailboxes = (struct sc_amo_mail *)(net->segment + net->amo_mail);
+	struct sc_amo_reply *answer = (struct sc_amo_reply *)(net->bounce + BOUNCE_ANSWER(net->npes));
+	int answered = 0;
+
+	for (int pe = 0; pe < net->npes; pe++) {
+		struct sc_amo_mail *m = &mailboxes[pe];
+		uint64_t seq = atomic_load_explicit(&m->seq, memory_order_acquire);
+
+		if (seq == served[pe] || seq != m->check)
+			continue;
+		served[pe] = seq;
+		answered = 1;
+		if ((m->size != 4 && m->size != 8) || m->offset % m->size)
+			sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %lu: atomics are of 4 or 8 aligned bytes",
+				 net->me, pe, m->size, (unsigned long)m->offset);
+		answer->old = sc_ib_cpu_amo(sc_ib_local(net, pe, m->offset, m->size, "an atomic"),
+					    m->size, (enum sc_net_amo)m->op, m->value, m->cond);
+		atomic_store_explicit(&answer->seq, seq, memory_order_relaxed);
+		sc_ib_answer(net, pe, REPLY_AMO, &answer->old, sizeof(answer->old),
+			     net->bounce_mr->lkey);
+		sc_ib_answer(net, pe, REPLY_AMO + offsetof(struct sc_amo_reply, seq), &answer->seq,
+			     sizeof(seq), net->bounce_mr->lkey);
+	}
+	return answered;
+}
+
+#define SERVICE_SPIN 20000		/* empty polls before the service thread naps */
+#define SERVICE_NAP_US 200
+
+/*
+ * The service thread: serves the atomics' mailboxes and, when this PE's
+ * segment goes by message, its inbox (segment_mail.c). It holds no lock
+ * while it waits, so requests crossing each other cannot deadlock.
+ */
+static void *service(void *arg)
 {
 	struct sc_net *net = arg;
-	struct sc_amo_mail *mailboxes = (struct sc_amo_mail *)(net->segment + net->amo_mail);
-	uint64_t reply = net->amo_reply;
-	uint64_t *served = calloc((size_t)net->npes, sizeof(*served));
+	uint64_t *served = calloc(2 * (size_t)net->npes, sizeof(*served));
 	unsigned long idle = 0;
 
 	if (!served)
-		sc_fatal(1, "PE %d: no memory for the atomic service thread", net->me);
-	while (!atomic_load(&net->amo_stop)) {
+		sc_fatal(1, "PE %d: no memory for the service thread", net->me);
+	while (!atomic_load(&net->service_stop)) {
 		int answered = 0;
 
-		for (int pe = 0; pe < net->npes; pe++) {
-			struct sc_amo_mail *m = &mailboxes[pe];
-			uint64_t seq = atomic_load_explicit(&m->seq, memory_order_acquire), old;
-
-			if (seq == served[pe] || seq != m->check)
-				continue;
-			served[pe] = seq;
-			answered = 1;
-			if ((m->size != 4 && m->size != 8) || m->offset % m->size ||
-			    m->offset > net->segment_size + net->globals_size - m->size)
-				sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %lu, outside this PE's %zu-byte segment and %zu bytes of globals",
-					 net->me, pe, m->size, (unsigned long)m->offset,
-					 net->segment_size, net->globals_size);
-			old = cpu_amo(m->offset < net->segment_size ?
-				      net->segment + m->offset :
-				      net->globals + (m->offset - net->segment_size),
-				      m->size, (enum sc_net_amo)m->op, m->value, m->cond);
-			sc_net_put(net, pe, reply, &old, sizeof(old), 0);
-			sc_net_put(net, pe, reply + 8, &seq, sizeof(seq), 0);
-		}
+		if (net->amo_by_message && net->mr)
+			answered |= serve_mailboxes(net, served);
+		if (net->inbox)
+			answered |= sc_ib_serve_inbox(net, served + net->npes);
 		if (answered)
 			idle = 0;
-		else if (++idle > AMO_SPIN)
-			usleep(AMO_NAP_US);
+		else if (++idle > SERVICE_SPIN)
+			usleep(SERVICE_NAP_US);
 	}
 	free(served);
 	return NULL;
 }
 
-int sc_ib_start_amo_service(struct sc_net *net)
+int sc_ib_start_service(struct sc_net *net)
 {
-	int err = pthread_create(&net->amo_service, NULL, amo_service, net);
+	int err = pthread_create(&net->service, NULL, service, net);
 
 	if (err) {
-		sc_error("PE %d: starting the atomic service thread failed: %s", net->me,
-			 strerror(err));
+		sc_error("PE %d: starting the service thread failed: %s", net->me, strerror(err));
 		return -err;
 	}
-	net->amo_service_running = 1;
+	net->service_running = 1;
 	return 0;
-}
-
-struct amo_wait {
-	const struct sc_net *net;
-	int pe;
-	char lost[600];
-};
-
-static void amo_unanswered(void *ctx, char *out, unsigned long len, const char **did)
-{
-	struct amo_wait *w = ctx;
-
-	snprintf(out, len, "%d", w->pe);
-	sc_net_name_lost(w->net, &w->pe, 1, w->lost, sizeof(w->lost));
-	*did = w->lost;
 }
 
 /* An atomic on a remote PE by message to its service thread; the old value. */
 uint64_t sc_ib_amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
 			       enum sc_net_amo op, uint64_t value, uint64_t cond)
 {
-	struct sc_amo_reply *answer = (struct sc_amo_reply *)(net->segment + net->amo_reply);
+	struct sc_amo_reply *answer = (struct sc_amo_reply *)(net->bounce + REPLY_AMO);
 	uint64_t mail = net->amo_mail + (uint64_t)net->me * sizeof(struct sc_amo_mail);
 	struct sc_amo_mail request = {
 		.offset = offset, .value = value, .cond = cond, .op = op, .size = size,
 	};
-	struct amo_wait waited = { .net = net, .pe = pe };
+	struct sc_ib_wait_one waited = { .net = net, .pe = pe };
 	struct sc_wait wait;
 	uint64_t seq, old;
 
@@ -141,7 +156,7 @@ uint64_t sc_ib_amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsig
 	request.check = seq;
 	sc_net_put(net, pe, mail + 8, (char *)&request + 8, 40, 0);
 	sc_net_put(net, pe, mail, &seq, sizeof(seq), 0);
-	sc_wait_begin(&wait, "an atomic by message", -1, amo_unanswered, &waited);
+	sc_wait_begin(&wait, "an atomic by message", -1, sc_ib_one_unanswered, &waited);
 	while (atomic_load_explicit(&answer->seq, memory_order_acquire) != seq)
 		sc_wait_step(&wait);
 	old = answer->old;

@@ -111,13 +111,19 @@ static int choose_atomics(struct sc_net *net, struct net_card *card)
 	const char *how = sc_env_string("SHMEMCOMM_IB_ATOMICS");
 
 	if (!how || !*how || !strcmp(how, "auto")) {
-		card->amo_by_message = !net->atomics;
+		/* the service thread does the atomics on a segment by message */
+		card->amo_by_message = !net->atomics || !net->mr;
 	} else if (!strcmp(how, "am")) {
 		card->amo_by_message = 1;
 	} else if (!strcmp(how, "nic")) {
 		if (!net->atomics) {
 			sc_error("PE %d: SHMEMCOMM_IB_ATOMICS=nic: %s has no RDMA atomics (atomic_cap is IBV_ATOMIC_NONE); use am or auto",
 				 net->me, net->device);
+			return -EINVAL;
+		}
+		if (!net->mr) {
+			sc_error("PE %d: SHMEMCOMM_IB_ATOMICS=nic: this PE's segment goes by message (%s), and its service thread does the atomics on it; use am or auto",
+				 net->me, net->not_registered);
 			return -EINVAL;
 		}
 	} else {
@@ -137,6 +143,7 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 	memset(net, 0, sizeof(*net));
 	pthread_mutex_init(&net->lock, NULL);
 	pthread_mutex_init(&net->amo_lock, NULL);
+	pthread_mutex_init(&net->mail_lock, NULL);
 	net->me = boot->rank;
 	net->npes = boot->size;
 	net->segment = segment->base;
@@ -145,7 +152,6 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 	net->globals_size = segment->globals ? segment->globals_size : 0;
 	net->node_of = node->node_of;
 	net->amo_mail = segment->amo_mail;
-	net->amo_reply = segment->amo_reply;
 	net->peers = calloc((size_t)net->npes, sizeof(*net->peers));
 	mine = calloc(1, card_size);
 	all = calloc((size_t)net->npes, card_size);
@@ -154,7 +160,7 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 		free(all);
 		return -ENOMEM;
 	}
-	err = sc_ib_prepare(net, mine, segment->dmabuf_fd);
+	err = sc_ib_prepare(net, mine, segment);
 	if (!err)
 		err = choose_atomics(net, mine);
 	mine->ok = !err;
@@ -182,6 +188,12 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 		net->peers[pe].rkey = card->rkey;
 		net->peers[pe].globals_base = card->globals_base;
 		net->peers[pe].globals_rkey = card->globals_rkey;
+		net->peers[pe].by_message = card->by_message;
+		net->peers[pe].inbox = card->inbox;
+		net->peers[pe].inbox_rkey = card->inbox_rkey;
+		net->peers[pe].replies = card->replies;
+		net->peers[pe].replies_rkey = card->replies_rkey;
+		net->some_by_message |= card->by_message;
 		if (pe == net->me) {
 			/* a QP pair of its own: this PE's atomics on its own heap are the NIC's too */
 			err = connect_qp(net, net->peers[pe].qp, mine, mine, net->loop_qp->qp_num, pe);
@@ -192,12 +204,17 @@ int sc_net_setup(struct sc_net *net, struct sc_boot *boot, const struct sc_node 
 		}
 		err = connect_qp(net, net->peers[pe].qp, mine, card, card->qpn[net->me], pe);
 	}
-	if (!err && net->amo_by_message)
-		err = sc_ib_start_amo_service(net);
+	if (!err && (net->amo_by_message || net->inbox))
+		err = sc_ib_start_service(net);
+	if (!err && net->inbox)
+		sc_log(net->by_message_asked ? SC_LOG_INFO : SC_LOG_WARN,
+		       "PE %d: its segment goes by message: %s. Other PEs write each put, get and atomic on it into its inbox, and its service thread does them with the CPU, at a fraction of the NIC's speed",
+		       net->me, net->not_registered);
 	if (!err) {
 		net->active = 1;
-		sc_info("PE %d: RDMA on %s, segment registered by %s, %s, %u bytes inline",
-			net->me, sc_net_where(net), net->registered_by,
+		sc_info("PE %d: RDMA on %s, segment %s%s, %s, %u bytes inline",
+			net->me, sc_net_where(net), net->mr ? "registered by " : "by message",
+			net->mr ? net->registered_by : "",
 			net->amo_by_message ? "atomics by message to each PE's service thread" :
 					      "the NIC's atomics", net->max_inline);
 	}

@@ -194,62 +194,128 @@ static int check_memlock(const struct sc_net *net, size_t bytes)
 	return -ENOMEM;
 }
 
-static int register_memory(struct sc_net *net, int dmabuf_fd)
+/* SHMEMCOMM_IB_SEGMENT: 1 for message, 0 for auto, or -EINVAL after a message */
+static int by_message_asked(const struct sc_net *net)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-		     (net->atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	const char *how = sc_env_string("SHMEMCOMM_IB_SEGMENT");
 
-	/* the dma-buf needs no pinning by the NIC's driver: the module holds the pages */
-	if (dmabuf_fd >= 0) {
+	if (!how || !*how || !strcmp(how, "auto"))
+		return 0;
+	if (!strcmp(how, "message"))
+		return 1;
+	sc_error("PE %d: SHMEMCOMM_IB_SEGMENT=%s: not one of auto, message", net->me, how);
+	return -EINVAL;
+}
+
+static struct ibv_mr *register_host(struct sc_net *net, void *addr, size_t len, int access,
+				    const char *what)
+{
+	struct ibv_mr *mr = ibv_reg_mr(net->pd, addr, len, access);
+
+	if (!mr)
+		sc_error("PE %d: cannot register %s (%zu bytes at %p) with %s: %s", net->me, what,
+			 len, addr, net->device, strerror(errno));
+	return mr;
+}
+
+/*
+ * The segment: through the module's dma-buf when the device takes one, else
+ * its mapping; device memory that the NIC takes neither way goes by message
+ * (net->mr stays NULL, net->not_registered says why), as it does when
+ * SHMEMCOMM_IB_SEGMENT asks. 0, or a negative errno after a message.
+ */
+static int register_segment(struct sc_net *net, const struct sc_net_segment *segment,
+			    int access)
+{
+	int asked = by_message_asked(net), err;
+	char dmabuf_refused[80] = "no dma-buf";
+
+	if (asked < 0)
+		return asked;
+	if (asked) {
+		net->by_message_asked = 1;
+		snprintf(net->not_registered, sizeof(net->not_registered),
+			 "SHMEMCOMM_IB_SEGMENT=message");
+		return 0;
+	}
+	/* the dma-buf needs no pinning by the NIC's driver: the module holds the memory */
+	if (segment->dmabuf_fd >= 0) {
 		net->mr = ibv_reg_dmabuf_mr(net->pd, 0, net->segment_size,
-					    (uintptr_t)net->segment, dmabuf_fd, access);
-		if (net->mr)
+					    (uintptr_t)net->segment, segment->dmabuf_fd, access);
+		if (net->mr) {
 			net->registered_by = "dma-buf";
-		else
-			sc_debug("PE %d: %s does not register dma-bufs (%s): ibv_reg_mr instead",
-				 net->me, net->device, strerror(errno));
+			return 0;
+		}
+		snprintf(dmabuf_refused, sizeof(dmabuf_refused), "its dma-buf: %s",
+			 strerror(errno));
+		sc_debug("PE %d: %s does not register dma-bufs (%s): ibv_reg_mr instead",
+			 net->me, net->device, strerror(errno));
 	}
-	if (!net->mr) {
-		if (check_memlock(net, net->segment_size + net->globals_size + SC_NET_BOUNCE))
-			return -ENOMEM;
-		net->mr = ibv_reg_mr(net->pd, net->segment, net->segment_size, access);
+	if (check_memlock(net, net->segment_size + net->globals_size + SC_NET_BOUNCE))
+		return -ENOMEM;
+	net->mr = ibv_reg_mr(net->pd, net->segment, net->segment_size, access);
+	if (net->mr) {
 		net->registered_by = "ibv_reg_mr";
+		return 0;
 	}
-	if (!net->mr) {
-		int err = errno;
-
+	err = errno;
+	if (!segment->device_memory) {
 		sc_error("PE %d: cannot register the %zu-byte segment with %s: %s", net->me,
 			 net->segment_size, net->device, strerror(err));
 		return -err;
 	}
-	if (net->globals_size) {
-		net->globals_mr = ibv_reg_mr(net->pd, net->globals, net->globals_size, access);
-		if (!net->globals_mr) {
-			int err = errno;
-
-			sc_error("PE %d: cannot register the program's %zu bytes of globals (%p) with %s: %s",
-				 net->me, net->globals_size, (void *)net->globals, net->device,
-				 strerror(err));
-			return -err;
-		}
-	}
-	net->bounce = aligned_alloc(4096, SC_NET_BOUNCE);
-	if (!net->bounce)
-		return -ENOMEM;
-	net->bounce_used = BOUNCE_RESERVED;
-	net->bounce_mr = ibv_reg_mr(net->pd, net->bounce, SC_NET_BOUNCE, IBV_ACCESS_LOCAL_WRITE);
-	if (!net->bounce_mr) {
-		int err = errno;
-
-		sc_error("PE %d: cannot register a %u-byte staging buffer with %s: %s", net->me,
-			 SC_NET_BOUNCE, net->device, strerror(err));
-		return -err;
-	}
+	snprintf(net->not_registered, sizeof(net->not_registered),
+		 "%s took neither the device memory (%s) nor its CPU mapping (ibv_reg_mr: %s)",
+		 net->device, dmabuf_refused, strerror(err));
 	return 0;
 }
 
+static int register_memory(struct sc_net *net, const struct sc_net_segment *segment)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		     (net->atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+	int err;
+
+	err = register_segment(net, segment, access);
+	if (err)
+		return err;
+	if (!net->mr) {
+		net->inbox_size = sc_ib_inbox_size(net->npes);
+		net->inbox = aligned_alloc(4096, (net->inbox_size + 4095) & ~(size_t)4095);
+		if (!net->inbox)
+			return -ENOMEM;
+		memset(net->inbox, 0, net->inbox_size);
+		net->inbox_mr = register_host(net, net->inbox, net->inbox_size,
+					      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+					      "this PE's inbox");
+		if (!net->inbox_mr)
+			return -errno;
+	}
+	if (net->globals_size) {
+		net->globals_mr = register_host(net, net->globals, net->globals_size, access,
+						"the program's globals");
+		if (!net->globals_mr)
+			return -errno;
+	}
+	/* the head holds answers that other PEs write (ib.h's replies area) */
+	net->bounce = aligned_alloc(4096, SC_NET_BOUNCE);
+	if (!net->bounce)
+		return -ENOMEM;
+	memset(net->bounce, 0, BOUNCE_START(net->npes));
+	/* no message done yet, as a whole pair (ib.h) */
+	for (int pe = 0; pe < net->npes; pe++)
+		atomic_store(&((struct mail_reply *)(net->bounce + REPLY_MAIL))[pe].check, ~0ull);
+	net->bounce_start = BOUNCE_START(net->npes);
+	net->bounce_used = net->bounce_start;
+	net->bounce_mr = register_host(net, net->bounce, SC_NET_BOUNCE,
+				       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+				       "a staging buffer");
+	return net->bounce_mr ? 0 : -errno;
+}
+
 /* Everything up to the exchange: 0, or a negative errno after a message. */
-int sc_ib_prepare(struct sc_net *net, struct net_card *card, int dmabuf_fd)
+int sc_ib_prepare(struct sc_net *net, struct net_card *card,
+		  const struct sc_net_segment *segment)
 {
 	struct ibv_port_attr port;
 	int cqe, err;
@@ -273,11 +339,19 @@ int sc_ib_prepare(struct sc_net *net, struct net_card *card, int dmabuf_fd)
 			 net->me, cqe, sc_net_where(net), strerror(errno));
 		return -ENOMEM;
 	}
-	err = register_memory(net, dmabuf_fd);
+	err = register_memory(net, segment);
 	if (err)
 		return err;
 	card->base = (uintptr_t)net->segment;
-	card->rkey = net->mr->rkey;
+	card->replies = (uintptr_t)net->bounce;
+	card->replies_rkey = net->bounce_mr->rkey;
+	if (net->mr) {
+		card->rkey = net->mr->rkey;
+	} else {
+		card->by_message = 1;
+		card->inbox = (uintptr_t)net->inbox;
+		card->inbox_rkey = net->inbox_mr->rkey;
+	}
 	if (net->globals_mr) {
 		card->globals_base = (uintptr_t)net->globals;
 		card->globals_rkey = net->globals_mr->rkey;
@@ -294,9 +368,9 @@ int sc_ib_prepare(struct sc_net *net, struct net_card *card, int dmabuf_fd)
 
 void sc_net_teardown(struct sc_net *net)
 {
-	if (net->amo_service_running) {
-		atomic_store(&net->amo_stop, 1);
-		pthread_join(net->amo_service, NULL);
+	if (net->service_running) {
+		atomic_store(&net->service_stop, 1);
+		pthread_join(net->service, NULL);
 	}
 	if (net->peers) {
 		for (int pe = 0; pe < net->npes; pe++)
@@ -308,6 +382,9 @@ void sc_net_teardown(struct sc_net *net)
 		ibv_destroy_qp(net->loop_qp);
 	if (net->bounce_mr)
 		ibv_dereg_mr(net->bounce_mr);
+	if (net->inbox_mr)
+		ibv_dereg_mr(net->inbox_mr);
+	free(net->inbox);
 	if (net->globals_mr)
 		ibv_dereg_mr(net->globals_mr);
 	free(net->bounce);
@@ -321,5 +398,6 @@ void sc_net_teardown(struct sc_net *net)
 		ibv_close_device(net->ctx);
 	pthread_mutex_destroy(&net->lock);
 	pthread_mutex_destroy(&net->amo_lock);
+	pthread_mutex_destroy(&net->mail_lock);
 	memset(net, 0, sizeof(*net));
 }

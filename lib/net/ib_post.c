@@ -74,6 +74,23 @@ void sc_net_name_lost(const struct sc_net *net, const int *pes, int n, char *did
 		 list);
 }
 
+void sc_ib_one_unanswered(void *ctx, char *out, unsigned long len, const char **did)
+{
+	struct sc_ib_wait_one *w = ctx;
+
+	snprintf(out, len, "%d", w->pe);
+	sc_net_name_lost(w->net, &w->pe, 1, w->lost, sizeof(w->lost));
+	*did = w->lost;
+}
+
+int sc_ib_past(const struct timespec *start, double seconds)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - start->tv_sec + (now.tv_nsec - start->tv_nsec) / 1e9 > seconds;
+}
+
 /* For the timeout message: the PEs whose operations the NIC has not completed. */
 static void unanswered_peers(void *ctx, char *out, unsigned long len, const char **did)
 {
@@ -130,27 +147,29 @@ static void quiet_locked(struct sc_net *net)
 
 void sc_net_quiet(struct sc_net *net)
 {
+	if (net->some_by_message)
+		sc_ib_mail_quiet(net);
 	pthread_mutex_lock(&net->lock);
 	quiet_locked(net);
 	pthread_mutex_unlock(&net->lock);
 }
 
+/* in the segment as the NIC has registered it: not when it goes by message */
 static int in_segment(const struct sc_net *net, const void *p, size_t len)
 {
 	const char *c = p;
 
-	return c >= net->segment && c < net->segment + net->segment_size &&
+	return net->mr && c >= net->segment && c < net->segment + net->segment_size &&
 	       len <= net->segment_size - (size_t)(c - net->segment);
 }
 
-/* @len bytes of the bounce buffer, once the NIC is done with earlier ones. */
-static char *bounce_take(struct sc_net *net, size_t len)
+char *sc_ib_bounce_take(struct sc_net *net, size_t len)
 {
 	char *p;
 
 	if (net->bounce_used + len > SC_NET_BOUNCE) {
 		quiet_locked(net);
-		net->bounce_used = BOUNCE_RESERVED;
+		net->bounce_used = net->bounce_start;
 	}
 	p = net->bounce + net->bounce_used;
 	net->bounce_used += (len + 63) & ~(size_t)63;
@@ -174,19 +193,44 @@ static uint64_t remote_address(const struct sc_net *net, int pe, uint64_t offset
 	return peer->globals_base + (offset - net->segment_size);
 }
 
-static void rdma(struct sc_net *net, enum ibv_wr_opcode op, int pe, uint64_t offset,
-		 void *local, uint32_t len, uint32_t lkey, unsigned int flags)
+void sc_ib_post(struct sc_net *net, enum ibv_wr_opcode op, int pe, uint64_t remote, uint32_t rkey,
+		void *local, uint32_t len, uint32_t lkey)
 {
 	struct ibv_sge sge = { (uintptr_t)local, len, lkey };
 	struct ibv_send_wr wr = {
 		.sg_list = &sge,
 		.num_sge = 1,
 		.opcode = op,
-		.send_flags = flags,
+		.send_flags = lkey ? 0 : IBV_SEND_INLINE,
 	};
 
-	wr.wr.rdma.remote_addr = remote_address(net, pe, offset, &wr.wr.rdma.rkey);
+	wr.wr.rdma.remote_addr = remote;
+	wr.wr.rdma.rkey = rkey;
 	post(net, pe, &wr);
+}
+
+/* @op on @len bytes at @offset in @pe's segment (or globals) */
+static void rdma(struct sc_net *net, enum ibv_wr_opcode op, int pe, uint64_t offset,
+		 void *local, uint32_t len, uint32_t lkey)
+{
+	uint32_t rkey;
+	uint64_t remote = remote_address(net, pe, offset, &rkey);
+
+	sc_ib_post(net, op, pe, remote, rkey, local, len, lkey);
+}
+
+void sc_ib_answer(struct sc_net *net, int pe, uint64_t offset, void *local, uint32_t len,
+		  uint32_t lkey)
+{
+	int inline_data = len <= net->max_inline;
+
+	pthread_mutex_lock(&net->lock);
+	sc_ib_post(net, IBV_WR_RDMA_WRITE, pe, net->peers[pe].replies + offset,
+		   net->peers[pe].replies_rkey, local, len, inline_data ? 0 : lkey);
+	/* inline data is copied as it is posted */
+	if (!inline_data)
+		reap_until(net, &net->peers[pe].outstanding, 0, "answering a PE's message");
+	pthread_mutex_unlock(&net->lock);
 }
 
 void sc_net_put(struct sc_net *net, int pe, uint64_t offset, const void *source, size_t len,
@@ -195,27 +239,30 @@ void sc_net_put(struct sc_net *net, int pe, uint64_t offset, const void *source,
 	const char *from = source;
 	int direct = 0;
 
+	if (net->peers[pe].by_message) {
+		sc_ib_mail_put(net, pe, offset, source, len);
+		return;
+	}
 	pthread_mutex_lock(&net->lock);
 	while (len) {
 		size_t n;
 
 		if (len <= net->max_inline) {
 			n = len;
-			rdma(net, IBV_WR_RDMA_WRITE, pe, offset, (void *)from, (uint32_t)n, 0,
-			     IBV_SEND_INLINE);
+			rdma(net, IBV_WR_RDMA_WRITE, pe, offset, (void *)from, (uint32_t)n, 0);
 		} else if (in_segment(net, from, len)) {
 			n = len < MAX_MESSAGE ? len : MAX_MESSAGE;
 			rdma(net, IBV_WR_RDMA_WRITE, pe, offset, (void *)from, (uint32_t)n,
-			     net->mr->lkey, 0);
+			     net->mr->lkey);
 			direct = 1;
 		} else {
 			char *staged;
 
 			n = len < BOUNCE_PIECE ? len : BOUNCE_PIECE;
-			staged = bounce_take(net, n);
+			staged = sc_ib_bounce_take(net, n);
 			memcpy(staged, from, n);
 			rdma(net, IBV_WR_RDMA_WRITE, pe, offset, staged, (uint32_t)n,
-			     net->bounce_mr->lkey, 0);
+			     net->bounce_mr->lkey);
 		}
 		from += n;
 		offset += n;
@@ -232,22 +279,26 @@ void sc_net_get(struct sc_net *net, void *dest, int pe, uint64_t offset, size_t 
 	char *to = dest;
 	int direct = 0;
 
+	if (net->peers[pe].by_message) {
+		sc_ib_mail_get(net, dest, pe, offset, len);
+		return;
+	}
 	pthread_mutex_lock(&net->lock);
 	while (len) {
 		size_t n;
 
 		if (in_segment(net, to, len)) {
 			n = len < MAX_MESSAGE ? len : MAX_MESSAGE;
-			rdma(net, IBV_WR_RDMA_READ, pe, offset, to, (uint32_t)n, net->mr->lkey, 0);
+			rdma(net, IBV_WR_RDMA_READ, pe, offset, to, (uint32_t)n, net->mr->lkey);
 			direct = 1;
 		} else {
 			char *staged;
 
 			/* off the heap the data must pass through the bounce buffer now */
 			n = len < BOUNCE_PIECE ? len : BOUNCE_PIECE;
-			staged = bounce_take(net, n);
+			staged = sc_ib_bounce_take(net, n);
 			rdma(net, IBV_WR_RDMA_READ, pe, offset, staged, (uint32_t)n,
-			     net->bounce_mr->lkey, 0);
+			     net->bounce_mr->lkey);
 			quiet_locked(net);
 			memcpy(to, staged, n);
 		}
@@ -304,6 +355,8 @@ uint64_t sc_net_amo(struct sc_net *net, int pe, uint64_t offset, unsigned int si
 	uint64_t mask = size == 8 ? ~0ull : ((1ull << (size * 8)) - 1) << shift;
 	uint64_t word, old;
 
+	if (net->peers[pe].by_message)
+		return sc_ib_mail_amo(net, pe, offset, size, op, value, cond);
 	if (net->amo_by_message)
 		return sc_ib_amo_by_message(net, pe, offset, size, op, value, cond);
 	pthread_mutex_lock(&net->lock);
@@ -354,8 +407,14 @@ void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
 			.opcode = IBV_WR_RDMA_WRITE,
 		}, *bad;
 
+		if (mapped[pe])
+			continue;
+		if (net->peers[pe].by_message) {
+			expected += (unsigned int)sc_ib_mail_last_words(net, pe, offset, data, len);
+			continue;
+		}
 		wr.wr.rdma.remote_addr = remote_address(net, pe, offset, &wr.wr.rdma.rkey);
-		if (!mapped[pe] && !ibv_post_send(net->peers[pe].qp, &wr, &bad))
+		if (!ibv_post_send(net->peers[pe].qp, &wr, &bad))
 			expected++;
 	}
 	/* the writes must leave before the process (and its QPs) ends */
@@ -371,17 +430,18 @@ void sc_net_last_words(struct sc_net *net, void *const *mapped, uint64_t offset,
 int sc_net_probe(struct sc_net *net, uint64_t *value, int pe, uint64_t offset, double seconds)
 {
 	char *staged = net->bounce + BOUNCE_PROBE;
-	struct timespec start, now;
+	struct timespec start;
 	int err = 0;
 
+	if (net->peers[pe].by_message)
+		return sc_ib_mail_probe(net, value, pe, offset, seconds);
 	pthread_mutex_lock(&net->lock);
-	rdma(net, IBV_WR_RDMA_READ, pe, offset, staged, sizeof(*value), net->bounce_mr->lkey, 0);
+	rdma(net, IBV_WR_RDMA_READ, pe, offset, staged, sizeof(*value), net->bounce_mr->lkey);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (net->peers[pe].outstanding && !err) {
 		if (reap(net))
 			continue;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec + (now.tv_nsec - start.tv_nsec) / 1e9 > seconds)
+		if (sc_ib_past(&start, seconds))
 			err = -ETIMEDOUT;
 		else
 			sched_yield();

@@ -6,7 +6,16 @@
  * Each PE registers its whole segment (the internal area and the heap)
  * once: through the module's dma-buf when the device takes one, else with
  * ibv_reg_mr on the mapping; and its program's globals apart, with
- * ibv_reg_mr. Offsets past the segment's size are into the globals. It keeps one reliable-connected QP to every
+ * ibv_reg_mr. Offsets past the segment's size are into the globals.
+ *
+ * A segment the NIC can register neither way (device memory that the CPU
+ * maps but a NIC without dma-buf support cannot pin, such as rxe's) goes by
+ * message (segment_mail.c): other PEs write each put, get and atomic into
+ * its inbox, registered host memory, and its service thread does it with
+ * the CPU on the mapping and answers. SHMEMCOMM_IB_SEGMENT=message asks for
+ * this on any segment. The log says which way each PE's segment went.
+ *
+ * It keeps one reliable-connected QP to every
  * PE, itself and its node peers included: once any PE is remote, every
  * atomic on the heap must be the NIC's, since a CPU atomic is not atomic
  * against an HCA atomic on the same word.
@@ -22,7 +31,9 @@
  * its first active port, and on RoCE the RoCE v2 GID of an IPv4 address.
  * SHMEMCOMM_IB_ATOMICS: nic (the device's RDMA atomics), am (by message to
  * a service thread in the target PE), auto (nic where every PE's device
- * has them, else am).
+ * has them and registers its segment, else am).
+ * SHMEMCOMM_IB_SEGMENT: auto (registered where the NIC can, else by
+ * message), message (by message).
  */
 #ifndef SHMEMCOMM_NET_NET_H
 #define SHMEMCOMM_NET_NET_H
@@ -69,6 +80,7 @@ struct sc_amo_mail {
 
 _Static_assert(sizeof(struct sc_amo_mail) == 64, "a cache line per requester");
 
+/* The answer to an atomic by mailbox, in the requester's replies (the bounce buffer) */
 struct sc_amo_reply {
 	uint64_t old;
 	_Atomic uint64_t seq;	/* written after @old */
@@ -82,6 +94,12 @@ struct sc_net_peer {
 	uint32_t globals_rkey;	/* its program's globals, 0 when it has none */
 	uint64_t globals_base;
 	unsigned int outstanding;	/* work requests not yet completed */
+	int by_message;		/* its segment goes by message (segment_mail.c) */
+	uint32_t inbox_rkey;
+	uint64_t inbox;		/* where this PE's mail to it goes */
+	uint64_t sent;		/* messages this PE sent it */
+	uint64_t replies;	/* its bounce buffer, where answers to it go */
+	uint32_t replies_rkey;
 };
 
 struct sc_net {
@@ -91,16 +109,29 @@ struct sc_net {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	struct ibv_mr *mr;	/* this PE's segment */
+	struct ibv_mr *mr;	/* this PE's segment; NULL when it goes by message */
 	struct ibv_mr *globals_mr;	/* its program's globals, registered apart */
-	const char *registered_by;	/* "dma-buf" or "ibv_reg_mr" */
+	const char *registered_by;	/* "dma-buf" or "ibv_reg_mr"; NULL by message */
+	char not_registered[200];	/* by message: why the NIC took neither */
+	int by_message_asked;	/* by SHMEMCOMM_IB_SEGMENT */
 	char *segment;
 	size_t segment_size;
 	char *globals;		/* offsets past segment_size are into these */
 	size_t globals_size;
 	struct ibv_mr *bounce_mr;
-	char *bounce;		/* the first 64 bytes: atomic results */
+	/*
+	 * the first 64 bytes: atomic results; then the answers other PEs write
+	 * here (struct sc_amo_reply, segment_mail.c's); staging from @bounce_start
+	 */
+	char *bounce;
+	size_t bounce_start;
 	size_t bounce_used;
+	/* this PE's segment by message: its inbox, served by the service thread */
+	struct ibv_mr *inbox_mr;
+	char *inbox;
+	size_t inbox_size;
+	pthread_mutex_t mail_lock;	/* this PE's messages, one at a time, and peers' @sent */
+	int some_by_message;	/* some PE's segment goes by message */
 	struct ibv_qp *loop_qp;	/* the far end of this PE's QP to itself */
 	char device[64];
 	int port;
@@ -109,13 +140,13 @@ struct sc_net {
 	int atomics;		/* the device does 8-byte atomics */
 	/*
 	 * atomics on remote PEs by message to their service thread, and on
-	 * mapped ones by the CPU: some PE's device has no RDMA atomics, or
-	 * SHMEMCOMM_IB_ATOMICS=am
+	 * mapped ones by the CPU: some PE's device has no RDMA atomics, some
+	 * PE's segment goes by message, or SHMEMCOMM_IB_ATOMICS=am
 	 */
 	int amo_by_message;
-	pthread_t amo_service;
-	int amo_service_running;
-	_Atomic int amo_stop;
+	pthread_t service;	/* serves the atomics' mailboxes and the inbox */
+	int service_running;
+	_Atomic int service_stop;
 	pthread_mutex_t amo_lock;	/* one request at a time per PE: one mailbox */
 	uint64_t amo_seq;
 	uint32_t max_inline;
@@ -123,8 +154,7 @@ struct sc_net {
 	unsigned int outstanding;
 	struct sc_net_peer *peers;	/* [npes] */
 	const int *node_of;	/* by PE: its node, for messages about lost ones */
-	uint64_t amo_mail;	/* segment offsets: the mailboxes, one per requesting PE */
-	uint64_t amo_reply;	/* and this PE's reply */
+	uint64_t amo_mail;	/* segment offset of the mailboxes, one per requesting PE */
 };
 
 /* This PE's segment, as the NIC serves it, and its program's globals. */
@@ -134,8 +164,8 @@ struct sc_net_segment {
 	void *globals;		/* offset @size and up: these; NULL with none */
 	size_t globals_size;
 	int dmabuf_fd;		/* >= 0: the module's dma-buf of it, registered by that */
+	int device_memory;	/* a heap provider's: by message where the NIC takes neither way */
 	uint64_t amo_mail;	/* offset of struct sc_amo_mail[npes] in it */
-	uint64_t amo_reply;	/* offset of its struct sc_amo_reply */
 };
 
 /*
