@@ -4,7 +4,8 @@
  * ways, also to the exporter's own mapping; scope and read-only hold as for
  * other regions; a revoke gives the importer SIGBUS and the owner carries
  * on; a device attached through EXPORT_DMABUF reads the exporter's memory
- * and hears the revoke; a closed fd, a fd that is not a dma-buf, bad flags,
+ * and hears the revoke; memory the CPU cannot map makes a region whose
+ * mmap gets ENODEV (counted as unmappable) and which a device still reads; a closed fd, a fd that is not a dma-buf, bad flags,
  * a read-only dma-buf asked for writing, a dma-buf of this module's own
  * and an exporter that refuses attachments each get their errno; the
  * counters come back. */
@@ -168,6 +169,40 @@ static void bad_fds(struct sc_kmod *dev, int card)
 	close(refusing);
 }
 
+/*
+ * Device memory the CPU cannot map (the test importer's): a region all the
+ * same, whose mmap is refused with ENODEV, and which a device still reads
+ * through the region's EXPORT_DMABUF.
+ */
+static void device_only(struct sc_kmod *dev)
+{
+	struct importer_attach attach = { .dynamic = 1 };
+	struct sc_kmod_region region;
+	struct importer_state st;
+	int importer_fd, buf, mappable, region_dmabuf;
+	long unmappable = refusal_count("unmappable");
+
+	importer_fd = open(IMPORTER_DEV, O_RDWR | O_CLOEXEC);
+	CHECK(importer_fd >= 0);
+	buf = ioctl(importer_fd, IMPORTER_IOC_EXPORT_DEVICE_ONLY);
+	CHECK(buf >= 0);
+	CHECK_OK(sc_kmod_create_dmabuf(dev, buf, 0, &region, &mappable));
+	close(buf);
+	CHECK_EQ(mappable, 0);
+	CHECK_ERR(sc_kmod_map(&region, 1), ENODEV);
+	CHECK_EQ(refusal_count("unmappable"), unmappable + 1);
+	region_dmabuf = sc_kmod_export_dmabuf(&region);
+	CHECK(region_dmabuf >= 0);
+	attach.fd = region_dmabuf;
+	CHECK(ioctl(importer_fd, IMPORTER_IOC_ATTACH, &attach) == 0);
+	CHECK(ioctl(importer_fd, IMPORTER_IOC_STATE, &st) == 0);
+	CHECK_EQ(st.mapped, 1);
+	CHECK_EQ(st.first_word, IMPORTER_DEVICE_ONLY_WORD);
+	close(importer_fd);
+	close(region_dmabuf);
+	sc_kmod_release(&region);
+}
+
 /* A device attached through the region's EXPORT_DMABUF: reads the exporter's memory */
 static void device_path(struct sc_kmod *dev, struct sc_kmod_region *owner, int *importer_fd,
 			int *region_dmabuf)
@@ -282,6 +317,7 @@ int main(void)
 	close(dmabuf);
 
 	bad_fds(&dev, card);
+	device_only(&dev);
 	sc_kmod_close(&dev);
 	close(card);
 	expect_counters(&baseline);

@@ -253,6 +253,22 @@ char *shmemctl_row(uint64_t handle, char *line, size_t len)
 	return row;
 }
 
+long refusal_count(const char *reason)
+{
+	char line[4096], key[48], *at;
+	FILE *out = popen("build/bin/shmemctl -j stats", "r");
+	long n;
+
+	CHECK(out != NULL);
+	CHECK(fgets(line, (int)sizeof(line), out) != NULL);
+	CHECK(pclose(out) == 0);
+	snprintf(key, sizeof(key), "\"%s\":", reason);
+	at = strstr(line, key);
+	if (!at || sscanf(at + strlen(key), "%ld", &n) != 1)
+		FAIL("shmemctl's stats have no refusal count %s: %s", key, line);
+	return n;
+}
+
 long anon_huge_kb(const void *addr)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");

@@ -74,6 +74,8 @@ void expect_log_end(const char *what, const char *want);
  * if there is none.
  */
 char *shmemctl_row(uint64_t handle, char *line, size_t len);
+/* The module's count of refusals for @reason, from shmemctl -j stats. */
+long refusal_count(const char *reason);
 
 /*
  * A transparent huge page: HUGE_PAGE bytes of anonymous memory, aligned and

@@ -6,8 +6,9 @@
  * refused, whether a dynamic importer is sent move_notify. It reads the
  * buffer through the pages of the table it was given; a device would use
  * the DMA addresses, which here, with no IOMMU, point at the same memory.
- * It also exports a dma-buf of its own whose exporter refuses every
- * attachment, as one with no path to a device would.
+ * It also exports dma-bufs of its own: one whose exporter refuses every
+ * attachment, as one with no path to a device would, and one that devices
+ * map but the CPU cannot, as device memory without a CPU path.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
@@ -175,6 +176,81 @@ static long importer_export_refusing(void)
 	return fd;
 }
 
+/* One page for devices only: no mmap */
+static struct sg_table *device_only_map(struct dma_buf_attachment *attach,
+					enum dma_data_direction dir)
+{
+	struct page *page = attach->dmabuf->priv;
+	struct sg_table *sgt;
+	int err;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	err = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (err)
+		goto err_free_sgt;
+	sg_set_page(sgt->sgl, page, PAGE_SIZE, 0);
+	err = dma_map_sgtable(attach->dev, sgt, dir, 0);
+	if (err)
+		goto err_free_table;
+	return sgt;
+
+err_free_table:
+	sg_free_table(sgt);
+err_free_sgt:
+	kfree(sgt);
+	return ERR_PTR(err);
+}
+
+static void device_only_unmap(struct dma_buf_attachment *attach,
+			      struct sg_table *sgt, enum dma_data_direction dir)
+{
+	dma_unmap_sgtable(attach->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static void device_only_release(struct dma_buf *dmabuf)
+{
+	__free_page(dmabuf->priv);
+}
+
+static const struct dma_buf_ops device_only_ops = {
+	.map_dma_buf = device_only_map,
+	.unmap_dma_buf = device_only_unmap,
+	.release = device_only_release,
+};
+
+static long importer_export_device_only(void)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct dma_buf *dmabuf;
+	struct page *page;
+	u32 *words;
+	int fd, i;
+
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	words = page_address(page);
+	for (i = 0; i < PAGE_SIZE / sizeof(*words); i++)
+		words[i] = IMPORTER_DEVICE_ONLY_WORD;
+	exp_info.ops = &device_only_ops;
+	exp_info.size = PAGE_SIZE;
+	exp_info.flags = O_RDWR;
+	exp_info.priv = page;
+	dmabuf = dma_buf_export(&exp_info);
+	if (IS_ERR(dmabuf)) {
+		__free_page(page);
+		return PTR_ERR(dmabuf);
+	}
+	fd = dma_buf_fd(dmabuf, O_CLOEXEC);
+	if (fd < 0)
+		dma_buf_put(dmabuf);
+	return fd;
+}
+
 static long importer_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -202,6 +278,9 @@ static long importer_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case IMPORTER_IOC_EXPORT_REFUSING:
 		ret = importer_export_refusing();
+		break;
+	case IMPORTER_IOC_EXPORT_DEVICE_ONLY:
+		ret = importer_export_device_only();
 		break;
 	default:
 		ret = -ENOTTY;

@@ -30,5 +30,12 @@ struct importer_state {
 #define IMPORTER_IOC_STATE _IOR(IMPORTER_IOC_MAGIC, 3, struct importer_state)
 /* IMPORTER_IOC_EXPORT_REFUSING: returns a dma-buf fd whose exporter refuses every attachment */
 #define IMPORTER_IOC_EXPORT_REFUSING _IO(IMPORTER_IOC_MAGIC, 4)
+/*
+ * IMPORTER_IOC_EXPORT_DEVICE_ONLY: returns a one-page dma-buf fd that
+ * devices attach to and map but the CPU cannot (no mmap), as device memory
+ * without a CPU path; every word of it is IMPORTER_DEVICE_ONLY_WORD
+ */
+#define IMPORTER_IOC_EXPORT_DEVICE_ONLY _IO(IMPORTER_IOC_MAGIC, 5)
+#define IMPORTER_DEVICE_ONLY_WORD 0x5eed5eedU
 
 #endif /* SHMEMCOMM_TEST_IMPORTER_H */
