@@ -22,8 +22,8 @@
 #include "util/ranks.h"
 #include "util/wait.h"
 
-uint64_t sc_ib_cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint64_t value,
-		       uint64_t cond)
+static uint64_t cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint64_t value,
+			uint64_t cond)
 {
 #define CPU_AMO(T)                                                                        \
 	do {                                                                              \
@@ -61,6 +61,15 @@ char *sc_ib_local(struct sc_net *net, int pe, uint64_t offset, uint64_t len, con
 					    net->globals + (offset - net->segment_size);
 }
 
+uint64_t sc_ib_serve_amo(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
+			 enum sc_net_amo op, uint64_t value, uint64_t cond)
+{
+	if ((size != 4 && size != 8) || offset % size)
+		sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %llu: atomics are of 4 or 8 aligned bytes",
+			 net->me, pe, size, (unsigned long long)offset);
+	return cpu_amo(sc_ib_local(net, pe, offset, size, "an atomic"), size, op, value, cond);
+}
+
 /*
  * The atomics' mailboxes: each request done with the CPU on this PE's
  * segment, answered with the old value, then the sequence number (RC keeps
@@ -80,11 +89,8 @@ static int serve_mailboxes(struct sc_net *net, uint64_t *served)
 			continue;
 		served[pe] = seq;
 		answered = 1;
-		if ((m->size != 4 && m->size != 8) || m->offset % m->size)
-			sc_fatal(1, "PE %d: PE %d asked for a %u-byte atomic at offset %lu: atomics are of 4 or 8 aligned bytes",
-				 net->me, pe, m->size, (unsigned long)m->offset);
-		answer->old = sc_ib_cpu_amo(sc_ib_local(net, pe, m->offset, m->size, "an atomic"),
-					    m->size, (enum sc_net_amo)m->op, m->value, m->cond);
+		answer->old = sc_ib_serve_amo(net, pe, m->offset, m->size, (enum sc_net_amo)m->op,
+					      m->value, m->cond);
 		atomic_store_explicit(&answer->seq, seq, memory_order_relaxed);
 		sc_ib_answer(net, pe, REPLY_AMO, &answer->old, sizeof(answer->old),
 			     net->bounce_mr->lkey);

@@ -123,9 +123,13 @@ int sc_ib_start_service(struct sc_net *net);
 /* An atomic on a remote PE by message to its service thread; the old value. */
 uint64_t sc_ib_amo_by_message(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
 			       enum sc_net_amo op, uint64_t value, uint64_t cond);
-/* The atomic on @word, with the CPU; its old value. */
-uint64_t sc_ib_cpu_amo(void *word, unsigned int size, enum sc_net_amo op, uint64_t value,
-		       uint64_t cond);
+/*
+ * A service thread's atomic for @pe on this PE's word at @offset, with the
+ * CPU: its old value. One of another size than 4 or 8, or unaligned, or
+ * outside the segment and globals, ends the job, naming @pe.
+ */
+uint64_t sc_ib_serve_amo(struct sc_net *net, int pe, uint64_t offset, unsigned int size,
+			 enum sc_net_amo op, uint64_t value, uint64_t cond);
 /*
  * This PE's @len bytes at @offset (its segment, or its globals past it),
  * for a request from @pe; a request outside them ends the job, naming it.

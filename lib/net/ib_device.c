@@ -305,8 +305,7 @@ static int register_memory(struct sc_net *net, const struct sc_net_segment *segm
 	/* no message done yet, as a whole pair (ib.h) */
 	for (int pe = 0; pe < net->npes; pe++)
 		atomic_store(&((struct mail_reply *)(net->bounce + REPLY_MAIL))[pe].check, ~0ull);
-	net->bounce_start = BOUNCE_START(net->npes);
-	net->bounce_used = net->bounce_start;
+	net->bounce_used = BOUNCE_START(net->npes);
 	net->bounce_mr = register_host(net, net->bounce, SC_NET_BOUNCE,
 				       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
 				       "a staging buffer");

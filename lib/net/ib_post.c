@@ -169,7 +169,7 @@ char *sc_ib_bounce_take(struct sc_net *net, size_t len)
 
 	if (net->bounce_used + len > SC_NET_BOUNCE) {
 		quiet_locked(net);
-		net->bounce_used = net->bounce_start;
+		net->bounce_used = BOUNCE_START(net->npes);
 	}
 	p = net->bounce + net->bounce_used;
 	net->bounce_used += (len + 63) & ~(size_t)63;

@@ -121,10 +121,10 @@ struct sc_net {
 	struct ibv_mr *bounce_mr;
 	/*
 	 * the first 64 bytes: atomic results; then the answers other PEs write
-	 * here (struct sc_amo_reply, segment_mail.c's); staging from @bounce_start
+	 * here (struct sc_amo_reply, segment_mail.c's); staging from
+	 * BOUNCE_START (ib.h)
 	 */
 	char *bounce;
-	size_t bounce_start;
 	size_t bounce_used;
 	/* this PE's segment by message: its inbox, served by the service thread */
 	struct ibv_mr *inbox_mr;

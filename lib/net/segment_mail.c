@@ -247,10 +247,9 @@ static void serve(struct sc_net *net, int sender, const struct mail_slot *slot, 
 	char *staging = inbox_staging(net);
 	struct mail_reply *r = (struct mail_reply *)staging;
 	uint32_t len = h->len;
-	int valid = h->kind == MAIL_AMO ? (len == 4 || len == 8) && h->offset % len == 0 :
-		    (h->kind == MAIL_PUT || h->kind == MAIL_GET) && len <= MAIL_PAYLOAD;
-
-	if (!valid)
+	/* an atomic's size and alignment are sc_ib_serve_amo's to check */
+	if ((h->kind != MAIL_PUT && h->kind != MAIL_GET && h->kind != MAIL_AMO) ||
+	    len > MAIL_PAYLOAD)
 		sc_fatal(1, "PE %d: PE %d sent a message of kind %u and %u bytes at offset %llu, which this PE does not take (a PE of another build?)",
 			 net->me, sender, h->kind, len, (unsigned long long)h->offset);
 	if (h->kind == MAIL_PUT) {
@@ -264,8 +263,8 @@ static void serve(struct sc_net *net, int sender, const struct mail_slot *slot, 
 		memcpy(staging, sc_ib_local(net, sender, h->offset, len, "a get"), len);
 		answer(net, sender, REPLY_DATA(net->npes), staging, len);
 	} else {
-		r->old = sc_ib_cpu_amo(sc_ib_local(net, sender, h->offset, len, "an atomic"), len,
-				       (enum sc_net_amo)h->amo, h->value, h->cond);
+		r->old = sc_ib_serve_amo(net, sender, h->offset, len, (enum sc_net_amo)h->amo,
+					 h->value, h->cond);
 		answer(net, sender, reply, &r->old, sizeof(r->old));
 	}
 	atomic_store_explicit(&r->applied, done, memory_order_relaxed);
