@@ -67,10 +67,16 @@ int main(int argc, char **argv)
 
 		shmem_clear_lock(&lock);
 	} else if (!strcmp(what, "not-in-set")) {
-		/* PE 1 calls a barrier of the set {0} */
+		/*
+		 * PE 1 calls a barrier of the set {0}. PE 0, a member, passes
+		 * it and then waits to be stopped: ending at once (status 3,
+		 * below) made shmemrun stop PE 1 before it could say why
+		 */
 		static long psync[SHMEM_BARRIER_SYNC_SIZE];
 
 		shmem_barrier(0, 0, 1, psync);
+		if (shmem_my_pe() == 0)
+			sleep(30);
 	} else if (!strcmp(what, "asymmetric"))
 		shmem_malloc(64 + 64 * (size_t)shmem_my_pe());
 	else if (!strcmp(what, "allreduce-mismatch") && argc > 2) {
