@@ -241,6 +241,31 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_AMO_BITWISE)
 #undef SHMEMCOMM_DECLARE_AMO_BITWISE
 #undef SHMEMCOMM_DECLARE_AMO_BITWISE_OP
 
+/*
+ * OpenSHMEM 1.3's atomics, renamed shmem_TYPENAME_atomic_* in 1.4 and still
+ * in 1.5 (deprecated): the same operations under the old names, for int,
+ * long and long long, and float and double where 1.3 had them (fetch, set,
+ * swap). The OSU micro-benchmarks' atomics test uses them.
+ */
+#define SHMEMCOMM_AMO_13_TYPES(X) X(int, int) X(long, long) X(longlong, long long)
+#define SHMEMCOMM_AMO_13_EXTENDED_TYPES(X) \
+	SHMEMCOMM_AMO_13_TYPES(X) X(float, float) X(double, double)
+#define SHMEMCOMM_DECLARE_AMO_13_EXTENDED(NAME, TYPE)                                     \
+	SHMEMCOMM_DEPRECATED TYPE shmem_##NAME##_fetch(const TYPE *target, int pe);       \
+	SHMEMCOMM_DEPRECATED void shmem_##NAME##_set(TYPE *target, TYPE value, int pe);   \
+	SHMEMCOMM_DEPRECATED TYPE shmem_##NAME##_swap(TYPE *target, TYPE value, int pe);
+#define SHMEMCOMM_DECLARE_AMO_13(NAME, TYPE)                                              \
+	SHMEMCOMM_DEPRECATED TYPE shmem_##NAME##_cswap(TYPE *target, TYPE cond, TYPE value, \
+						       int pe);                           \
+	SHMEMCOMM_DEPRECATED TYPE shmem_##NAME##_fadd(TYPE *target, TYPE value, int pe);  \
+	SHMEMCOMM_DEPRECATED TYPE shmem_##NAME##_finc(TYPE *target, int pe);              \
+	SHMEMCOMM_DEPRECATED void shmem_##NAME##_add(TYPE *target, TYPE value, int pe);   \
+	SHMEMCOMM_DEPRECATED void shmem_##NAME##_inc(TYPE *target, int pe);
+SHMEMCOMM_AMO_13_EXTENDED_TYPES(SHMEMCOMM_DECLARE_AMO_13_EXTENDED)
+SHMEMCOMM_AMO_13_TYPES(SHMEMCOMM_DECLARE_AMO_13)
+#undef SHMEMCOMM_DECLARE_AMO_13
+#undef SHMEMCOMM_DECLARE_AMO_13_EXTENDED
+
 /* Point-to-point synchronization: the standard's table for wait and test is its
  * standard AMO table */
 #define SHMEMCOMM_P2P_TYPES(X) SHMEMCOMM_AMO_STANDARD_TYPES(X)
@@ -425,6 +450,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
  */
 SHMEMCOMM_DEPRECATED void shmem_barrier(int PE_start, int logPE_stride, int PE_size,
 					long *pSync);
+/* in C11, shmem_sync(team) is shmem_team_sync(team): one generic name for both (below) */
 SHMEMCOMM_DEPRECATED void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define SHMEMCOMM_DECLARE_ACTIVE_DATA(BITS)                                                 \
 	SHMEMCOMM_DEPRECATED void shmem_broadcast##BITS(void *dest, const void *source,     \
@@ -602,6 +628,69 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
 /* the same without ctx forms: the first argument is the typed pointer */
 #define SHMEMCOMM_NO_CTX(TABLE, OP, ...) \
 	TABLE((*(SHMEMCOMM_ARG1(__VA_ARGS__, 0))), , OP)(__VA_ARGS__)
+
+/*
+ * A compiler warns of every deprecated function a _Generic names, chosen or
+ * not, so the tables name deprecated functions (the short waits, 1.3's
+ * atomics) by second names that do not warn: the same symbols, by asm
+ * label. A deprecated function warns where a program names it, and a
+ * deprecated generic where it is used (SHMEMCOMM_DEPRECATED_GENERIC).
+ */
+#define SHMEMCOMM_QUIET(NAME) __asm__("shmem_" #NAME)
+#define SHMEMCOMM_QUIET_P2P(NAME, TYPE)                                                    \
+	void shmemcomm_quiet_##NAME##_wait_until(TYPE *, int, TYPE)                        \
+		SHMEMCOMM_QUIET(NAME##_wait_until);                                        \
+	void shmemcomm_quiet_##NAME##_wait_until_all(TYPE *, size_t, const int *, int, TYPE) \
+		SHMEMCOMM_QUIET(NAME##_wait_until_all);                                    \
+	size_t shmemcomm_quiet_##NAME##_wait_until_any(TYPE *, size_t, const int *, int,   \
+						       TYPE)                               \
+		SHMEMCOMM_QUIET(NAME##_wait_until_any);                                    \
+	size_t shmemcomm_quiet_##NAME##_wait_until_some(TYPE *, size_t, size_t *,          \
+							const int *, int, TYPE)            \
+		SHMEMCOMM_QUIET(NAME##_wait_until_some);                                   \
+	void shmemcomm_quiet_##NAME##_wait_until_all_vector(TYPE *, size_t, const int *,   \
+							    int, TYPE *)                   \
+		SHMEMCOMM_QUIET(NAME##_wait_until_all_vector);                             \
+	size_t shmemcomm_quiet_##NAME##_wait_until_any_vector(TYPE *, size_t, const int *, \
+							      int, TYPE *)                 \
+		SHMEMCOMM_QUIET(NAME##_wait_until_any_vector);                             \
+	size_t shmemcomm_quiet_##NAME##_wait_until_some_vector(TYPE *, size_t, size_t *,   \
+							       const int *, int, TYPE *)   \
+		SHMEMCOMM_QUIET(NAME##_wait_until_some_vector);                            \
+	int shmemcomm_quiet_##NAME##_test(TYPE *, int, TYPE) SHMEMCOMM_QUIET(NAME##_test); \
+	int shmemcomm_quiet_##NAME##_test_all(TYPE *, size_t, const int *, int, TYPE)      \
+		SHMEMCOMM_QUIET(NAME##_test_all);                                          \
+	size_t shmemcomm_quiet_##NAME##_test_any(TYPE *, size_t, const int *, int, TYPE)   \
+		SHMEMCOMM_QUIET(NAME##_test_any);                                          \
+	size_t shmemcomm_quiet_##NAME##_test_some(TYPE *, size_t, size_t *, const int *,   \
+						  int, TYPE)                               \
+		SHMEMCOMM_QUIET(NAME##_test_some);                                         \
+	int shmemcomm_quiet_##NAME##_test_all_vector(TYPE *, size_t, const int *, int,     \
+						     TYPE *)                               \
+		SHMEMCOMM_QUIET(NAME##_test_all_vector);                                   \
+	size_t shmemcomm_quiet_##NAME##_test_any_vector(TYPE *, size_t, const int *, int,  \
+							TYPE *)                            \
+		SHMEMCOMM_QUIET(NAME##_test_any_vector);                                   \
+	size_t shmemcomm_quiet_##NAME##_test_some_vector(TYPE *, size_t, size_t *,         \
+							 const int *, int, TYPE *)         \
+		SHMEMCOMM_QUIET(NAME##_test_some_vector);
+SHMEMCOMM_P2P_DEPRECATED_TYPES(SHMEMCOMM_QUIET_P2P)
+#undef SHMEMCOMM_QUIET_P2P
+#define SHMEMCOMM_QUIET_AMO_13_EXTENDED(NAME, TYPE)                                        \
+	TYPE shmemcomm_quiet_##NAME##_fetch(const TYPE *, int) SHMEMCOMM_QUIET(NAME##_fetch); \
+	void shmemcomm_quiet_##NAME##_set(TYPE *, TYPE, int) SHMEMCOMM_QUIET(NAME##_set);  \
+	TYPE shmemcomm_quiet_##NAME##_swap(TYPE *, TYPE, int) SHMEMCOMM_QUIET(NAME##_swap);
+#define SHMEMCOMM_QUIET_AMO_13(NAME, TYPE)                                                 \
+	TYPE shmemcomm_quiet_##NAME##_cswap(TYPE *, TYPE, TYPE, int)                       \
+		SHMEMCOMM_QUIET(NAME##_cswap);                                             \
+	TYPE shmemcomm_quiet_##NAME##_fadd(TYPE *, TYPE, int) SHMEMCOMM_QUIET(NAME##_fadd); \
+	TYPE shmemcomm_quiet_##NAME##_finc(TYPE *, int) SHMEMCOMM_QUIET(NAME##_finc);      \
+	void shmemcomm_quiet_##NAME##_add(TYPE *, TYPE, int) SHMEMCOMM_QUIET(NAME##_add);  \
+	void shmemcomm_quiet_##NAME##_inc(TYPE *, int) SHMEMCOMM_QUIET(NAME##_inc);
+SHMEMCOMM_AMO_13_EXTENDED_TYPES(SHMEMCOMM_QUIET_AMO_13_EXTENDED)
+SHMEMCOMM_AMO_13_TYPES(SHMEMCOMM_QUIET_AMO_13)
+#undef SHMEMCOMM_QUIET_AMO_13
+#undef SHMEMCOMM_QUIET_AMO_13_EXTENDED
 /* collectives: the dest, after the team */
 #define SHMEMCOMM_AFTER_TEAM(TABLE, OP, ...) \
 	TABLE((*(SHMEMCOMM_ARG2(__VA_ARGS__, 0, 0))), , OP)(__VA_ARGS__)
@@ -694,8 +783,8 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
 /* Waits and tests: the point-to-point table, short ones (deprecated) too */
 #define SHMEMCOMM_TABLE_P2P(T, CTX, OP)                                  \
 	_Generic((T),                                                    \
-		short: shmem_short_##OP,                                 \
-		unsigned short: shmem_ushort_##OP,                       \
+		short: shmemcomm_quiet_short_##OP,                       \
+		unsigned short: shmemcomm_quiet_ushort_##OP,             \
 		default: SHMEMCOMM_TABLE_AMO_STANDARD(T, CTX, OP))
 #define shmem_wait_until(...) SHMEMCOMM_NO_CTX(SHMEMCOMM_TABLE_P2P, wait_until, __VA_ARGS__)
 #define shmem_wait_until_all(...) \
@@ -766,6 +855,56 @@ SHMEMCOMM_AMO_BITWISE_TYPES(SHMEMCOMM_DECLARE_CTX_AMO_BITWISE)
 	SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ARITHMETIC, sum, __VA_ARGS__)
 #define shmem_prod_reduce(...) \
 	SHMEMCOMM_AFTER_TEAM(SHMEMCOMM_TABLE_REDUCE_ARITHMETIC, prod, __VA_ARGS__)
+
+/*
+ * shmem_sync: 1.5's team form, shmem_sync(team), and the deprecated
+ * active-set one, shmem_sync(PE_start, logPE_stride, PE_size, pSync),
+ * told apart by the number of arguments. (shmem_sync) in parentheses is
+ * the function, never this macro.
+ */
+#define SHMEMCOMM_ARG5(a, b, c, d, e, ...) e
+#define shmem_sync(...) \
+	SHMEMCOMM_ARG5(__VA_ARGS__, (shmem_sync), 0, 0, shmem_team_sync, 0)(__VA_ARGS__)
+
+/*
+ * 1.3's generic atomics (deprecated), over 1.3's types. Each warns once,
+ * under its own name: a function of that name, deprecated and empty, is
+ * called first ((shmem_fadd)() is the function, not the macro).
+ */
+#define SHMEMCOMM_TABLE_AMO_13(T, CTX, OP)                               \
+	_Generic((T),                                                    \
+		int: shmemcomm_quiet_int_##OP,                           \
+		long: shmemcomm_quiet_long_##OP,                         \
+		long long: shmemcomm_quiet_longlong_##OP,                \
+		default: 0)
+#define SHMEMCOMM_TABLE_AMO_13_EXTENDED(T, CTX, OP)                      \
+	_Generic((T),                                                    \
+		float: shmemcomm_quiet_float_##OP,                       \
+		double: shmemcomm_quiet_double_##OP,                     \
+		default: SHMEMCOMM_TABLE_AMO_13(T, CTX, OP))
+#define SHMEMCOMM_DEPRECATED_GENERIC(NAME, TABLE, ...) \
+	((shmem_##NAME)(), SHMEMCOMM_NO_CTX(TABLE, NAME, __VA_ARGS__))
+#define SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(NAME) \
+	SHMEMCOMM_DEPRECATED static inline void(shmem_##NAME)(void) {}
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(fetch)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(set)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(swap)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(cswap)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(fadd)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(finc)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(add)
+SHMEMCOMM_DECLARE_DEPRECATED_GENERIC(inc)
+#undef SHMEMCOMM_DECLARE_DEPRECATED_GENERIC
+#define shmem_fetch(...) \
+	SHMEMCOMM_DEPRECATED_GENERIC(fetch, SHMEMCOMM_TABLE_AMO_13_EXTENDED, __VA_ARGS__)
+#define shmem_set(...) SHMEMCOMM_DEPRECATED_GENERIC(set, SHMEMCOMM_TABLE_AMO_13_EXTENDED, __VA_ARGS__)
+#define shmem_swap(...) \
+	SHMEMCOMM_DEPRECATED_GENERIC(swap, SHMEMCOMM_TABLE_AMO_13_EXTENDED, __VA_ARGS__)
+#define shmem_cswap(...) SHMEMCOMM_DEPRECATED_GENERIC(cswap, SHMEMCOMM_TABLE_AMO_13, __VA_ARGS__)
+#define shmem_fadd(...) SHMEMCOMM_DEPRECATED_GENERIC(fadd, SHMEMCOMM_TABLE_AMO_13, __VA_ARGS__)
+#define shmem_finc(...) SHMEMCOMM_DEPRECATED_GENERIC(finc, SHMEMCOMM_TABLE_AMO_13, __VA_ARGS__)
+#define shmem_add(...) SHMEMCOMM_DEPRECATED_GENERIC(add, SHMEMCOMM_TABLE_AMO_13, __VA_ARGS__)
+#define shmem_inc(...) SHMEMCOMM_DEPRECATED_GENERIC(inc, SHMEMCOMM_TABLE_AMO_13, __VA_ARGS__)
 #endif
 
 #ifdef __cplusplus

@@ -90,8 +90,9 @@ void *shmem_malloc(size_t size)
 /*
  * The hints say how the memory will be used; every block here serves every
  * use alike (CPU atomics on the node, the NIC's across), so they change
- * nothing. Bits the standard does not define are refused, as a misspelt
- * hint would otherwise pass unseen.
+ * nothing. The standard lets a library ignore hints it cannot use, and
+ * programs pass their own implementations' bits: those are ignored too, and
+ * named at debug level, where a misspelt hint can still be found.
  */
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
@@ -99,12 +100,10 @@ void *shmem_malloc_with_hints(size_t size, long hints)
 
 	if (hints & ~known) {
 		sc_require_init("shmem_malloc_with_hints");
-		sc_error("PE %d: shmem_malloc_with_hints(%zu, %#lx): hints %#lx are not SHMEM_MALLOC_ATOMICS_REMOTE (%#lx) or SHMEM_MALLOC_SIGNAL_REMOTE (%#lx)",
+		sc_debug("PE %d: shmem_malloc_with_hints(%zu, %#lx): hints %#lx are not SHMEM_MALLOC_ATOMICS_REMOTE (%#lx) or SHMEM_MALLOC_SIGNAL_REMOTE (%#lx), and change nothing, as those do not",
 			 sc.me, size, (unsigned long)hints, (unsigned long)(hints & ~known),
 			 (unsigned long)SHMEM_MALLOC_ATOMICS_REMOTE,
 			 (unsigned long)SHMEM_MALLOC_SIGNAL_REMOTE);
-		shmem_barrier_all();
-		return NULL;
 	}
 	return allocate("shmem_malloc_with_hints", size, 0, 0);
 }

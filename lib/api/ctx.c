@@ -20,10 +20,16 @@ struct sc_ctx {
 static struct sc_ctx default_ctx = { &sc_team_world, 0 };
 shmem_ctx_t SHMEM_CTX_DEFAULT = (shmem_ctx_t)&default_ctx;
 
+/*
+ * RMA and atomics on SHMEM_CTX_INVALID are undefined in the standard: here
+ * they end the job, saying so, rather than lose a put or return a value no
+ * get fetched. (Quiet, fence and destroy on it do nothing, as it says.)
+ */
 static struct sc_ctx *ctx_of(shmem_ctx_t ctx, const char *function)
 {
 	if (!ctx)
-		sc_fatal(1, "PE %d: %s: the context is SHMEM_CTX_INVALID", sc.me, function);
+		sc_fatal(1, "PE %d: %s: the context is SHMEM_CTX_INVALID (shmem_team_create_ctx gives it for SHMEM_TEAM_INVALID, a team this PE is not in): RMA and atomics need a valid context",
+			 sc.me, function);
 	return (struct sc_ctx *)ctx;
 }
 
@@ -46,7 +52,13 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 
 	sc_require_init("shmem_team_create_ctx");
 	*ctx = SHMEM_CTX_INVALID;
-	if (!t || t->my_index < 0) {
+	/* the standard's answer for a team this PE is not in: no context, quietly */
+	if (!t) {
+		sc_debug("PE %d: shmem_team_create_ctx: SHMEM_TEAM_INVALID: no context (SHMEM_CTX_INVALID)",
+			 sc.me);
+		return -1;
+	}
+	if (t->my_index < 0) {
 		sc_error("PE %d: shmem_team_create_ctx: the team is invalid or this PE is not in it",
 			 sc.me);
 		return -1;
@@ -73,6 +85,8 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
 	sc_require_init("shmem_ctx_destroy");
+	if (ctx == SHMEM_CTX_INVALID)
+		return;
 	if (ctx == SHMEM_CTX_DEFAULT)
 		sc_fatal(1, "PE %d: shmem_ctx_destroy: SHMEM_CTX_DEFAULT cannot be destroyed", sc.me);
 	shmem_ctx_quiet(ctx);
@@ -82,22 +96,26 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
 	sc_require_init("shmem_ctx_get_team");
-	if (!ctx || !team)
+	if (!team)
 		return -1;
+	if (ctx == SHMEM_CTX_INVALID) {
+		*team = SHMEM_TEAM_INVALID;
+		return -1;
+	}
 	*team = (shmem_team_t)((struct sc_ctx *)ctx)->team;
 	return 0;
 }
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
-	ctx_of(ctx, "shmem_ctx_quiet");
-	shmem_quiet();
+	if (ctx != SHMEM_CTX_INVALID)
+		shmem_quiet();
 }
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
-	ctx_of(ctx, "shmem_ctx_fence");
-	shmem_fence();
+	if (ctx != SHMEM_CTX_INVALID)
+		shmem_fence();
 }
 
 #define PE(OP) world_pe(ctx, pe, "shmem_ctx_" OP)

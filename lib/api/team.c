@@ -194,6 +194,17 @@ static shmem_team_t make_team(const struct sc_team *parent, int first, int step,
 	return (shmem_team_t)t;
 }
 
+/*
+ * A split of SHMEM_TEAM_INVALID (as a PE outside a team has it) makes no
+ * team, and the standard has it say so by its value alone.
+ */
+static int invalid_parent(const char *what)
+{
+	sc_debug("PE %d: %s: the parent is SHMEM_TEAM_INVALID: no team (SHMEM_TEAM_INVALID)",
+		 sc.me, what);
+	return -1;
+}
+
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
 			     const shmem_team_config_t *config, long config_mask,
 			     shmem_team_t *new_team)
@@ -204,7 +215,9 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 
 	sc_require_init(what);
 	*new_team = SHMEM_TEAM_INVALID;
-	if (!parent || parent->my_index < 0) {
+	if (!parent)
+		return invalid_parent(what);
+	if (parent->my_index < 0) {
 		sc_error("PE %d: %s: the parent team is invalid or this PE is not in it", sc.me,
 			 what);
 		return -1;
@@ -239,7 +252,9 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 
 	sc_require_init(what);
 	*xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
-	if (!parent || parent->my_index < 0) {
+	if (!parent)
+		return invalid_parent(what);
+	if (parent->my_index < 0) {
 		sc_error("PE %d: %s: the parent team is invalid or this PE is not in it", sc.me,
 			 what);
 		return -1;

@@ -134,7 +134,7 @@ explain_not_symmetric(const void *addr, size_t len, const char *function)
 
 void sc_symmetric_require(const void *addr, size_t len, const char *function)
 {
-	if (__builtin_expect(!sc_symmetric_contains(addr, len), 0))
+	if (__builtin_expect(len && !sc_symmetric_contains(addr, len), 0))
 		explain_not_symmetric(addr, len, function);
 }
 

@@ -52,7 +52,10 @@ static inline int sc_symmetric_contains(const void *addr, size_t len)
 {
 	return sc_heap_contains(addr, len) || sc_globals_contain(&sc.mem.globals, addr, len);
 }
-/* Fatal, saying why, unless [addr, addr + len) is symmetric (a collective's buffers). */
+/*
+ * Fatal, saying why, unless [addr, addr + len) is symmetric (a collective's
+ * buffers); with @len 0 any @addr passes, NULL too, since nothing is moved.
+ */
 void sc_symmetric_require(const void *addr, size_t len, const char *function);
 
 #endif

@@ -10,17 +10,32 @@
 #include "core/peer.h"
 #include "shmem.h"
 
+/*
+ * With nothing to move a call has no effect, whatever its pointers (the
+ * standard's zero-length calls, NULL ones included); the PE is still checked.
+ */
+static int nothing_to_move(size_t bytes, int pe, const char *function)
+{
+	sc_require_init(function);
+	if (bytes)
+		return 0;
+	sc_check_pe(pe, function);
+	return 1;
+}
+
 static void put_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,
 		      const char *function)
 {
-	sc_require_init(function);
+	if (nothing_to_move(bytes, pe, function))
+		return;
 	sc_peer_put(pe, sc_symmetric_offset(dest, bytes, pe, function), source, bytes, nbi);
 }
 
 static void get_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,
 		      const char *function)
 {
-	sc_require_init(function);
+	if (nothing_to_move(bytes, pe, function))
+		return;
 	sc_peer_get(dest, pe, sc_symmetric_offset(source, bytes, pe, function), bytes, nbi);
 }
 
@@ -41,8 +56,7 @@ static void iput_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 {
 	uint64_t to;
 
-	sc_require_init(function);
-	if (!nelems)
+	if (nothing_to_move(nelems, pe, function))
 		return;
 	strided_span(sst, nelems, elem, function);
 	/* the whole span must be symmetric: checked once */
@@ -59,8 +73,7 @@ static void iget_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 {
 	uint64_t from;
 
-	sc_require_init(function);
-	if (!nelems)
+	if (nothing_to_move(nelems, pe, function))
 		return;
 	strided_span(dst, nelems, elem, function);
 	from = sc_symmetric_offset(source, strided_span(sst, nelems, elem, function), pe, function);

@@ -15,7 +15,7 @@
 static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
 		       uint64_t signal, int sig_op, int pe, int nbi, const char *function)
 {
-	uint64_t data, sig;
+	uint64_t sig;
 
 	sc_require_init(function);
 	if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
@@ -24,9 +24,10 @@ static void put_signal(void *dest, const void *source, size_t bytes, uint64_t *s
 	if ((uintptr_t)sig_addr % sizeof(uint64_t))
 		sc_fatal(1, "PE %d: %s: sig_addr %p is not 8-byte aligned", sc.me, function,
 			 (void *)sig_addr);
-	data = sc_symmetric_offset(dest, bytes, pe, function);
 	sig = sc_symmetric_offset(sig_addr, sizeof(*sig_addr), pe, function);
-	sc_peer_put(pe, data, source, bytes, nbi);
+	/* no data, and still the signal (@dest may then be anything, NULL too) */
+	if (bytes)
+		sc_peer_put(pe, sc_symmetric_offset(dest, bytes, pe, function), source, bytes, nbi);
 	if (sig_op == SHMEM_SIGNAL_ADD && !sc_peer_atomic_by_cpu(pe))
 		sc_net_amo(&sc.net, pe, sig, sizeof(uint64_t), SC_AMO_ADD, signal, 0);
 	else if (sig_op == SHMEM_SIGNAL_ADD)

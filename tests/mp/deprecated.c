@@ -1,12 +1,57 @@
 /* What OpenSHMEM 1.5 deprecates but still contains, working: start_pes,
  * _my_pe, _num_pes; shmalloc, shrealloc, shmemalign, shfree; the cache
  * calls; the _SHMEM_ constants; the short and unsigned short waits and
- * tests, and shmem_wait and shmem_TYPE_wait (wait while equal). run-tests
- * checks apart that using them warns. */
+ * tests, and shmem_wait and shmem_TYPE_wait (wait while equal); 1.3's
+ * atomics, typed and generic (atomics_13). run-tests checks apart that
+ * using them warns. */
 #define SHMEMCOMM_NO_DEPRECATION_WARNINGS
 #include <stdint.h>
 
 #include "mp.h"
+
+/*
+ * 1.3's atomics, each on the next PE's word of its type: every PE applies
+ * the same sequence to its neighbour's copy, so each PE checks its own
+ * copy's final value and the values fetched on the way.
+ */
+static void atomics_13(int me, int next)
+{
+	static int i;
+	static long l;
+	static long long ll;
+	static float f;
+	static double d;
+
+	shmem_barrier_all();
+	shmem_int_set(&i, 10, next);
+	shmem_long_set(&l, 20, next);
+	shmem_longlong_set(&ll, 30, next);
+	shmem_float_set(&f, 1.5f, next);
+	shmem_double_set(&d, 2.5, next);
+	shmem_barrier_all();
+	MP_CHECK(shmem_int_fetch(&i, next) == 10 && shmem_long_fetch(&l, next) == 20 &&
+		 shmem_longlong_fetch(&ll, next) == 30 && shmem_float_fetch(&f, next) == 1.5f &&
+		 shmem_double_fetch(&d, next) == 2.5);
+	MP_CHECK(shmem_int_fadd(&i, 5, next) == 10 && shmem_long_finc(&l, next) == 20 &&
+		 shmem_longlong_cswap(&ll, 30, 31 + me, next) == 30 &&
+		 shmem_longlong_cswap(&ll, 30, 99, next) == 31 + me);
+	shmem_int_add(&i, 2, next);
+	shmem_int_inc(&i, next);
+	shmem_long_add(&l, 100, next);
+	shmem_longlong_inc(&ll, next);
+	MP_CHECK(shmem_float_swap(&f, 4.0f, next) == 1.5f && shmem_double_swap(&d, 8.0, next) == 2.5 &&
+		 shmem_int_swap(&i, 50, next) == 18 && shmem_long_cswap(&l, 121, 7, next) == 121);
+	/* the C11 generics of 1.3 pick the same functions by type */
+	MP_CHECK(shmem_fadd(&l, 3L, next) == 7 && shmem_finc(&i, next) == 50 &&
+		 shmem_swap(&d, 16.0, next) == 8.0 && shmem_cswap(&ll, 32LL + me, 0LL, next) == 32 + me);
+	shmem_add(&ll, 5LL, next);
+	shmem_inc(&l, next);
+	shmem_set(&f, 0.25f, next);
+	shmem_barrier_all();
+	MP_CHECK(i == 51 && l == 11 && ll == 5 && f == 0.25f && d == 16.0);
+	MP_CHECK(shmem_fetch(&i, me) == 51 && shmem_fetch(&d, me) == 16.0);
+	shmem_barrier_all();
+}
 
 int main(void)
 {
@@ -67,6 +112,7 @@ int main(void)
 	shmem_wait(longs, 0);
 	shmem_int_wait(ints, 0);
 	MP_CHECK(*ints == prev + 1);
+	atomics_13(me, next);
 	shmem_barrier_all();
 	if (me == 0)
 		printf("deprecated: %d PEs ok\n", npes);
