@@ -67,6 +67,11 @@ all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(GUEST_PROVIDER) $(TOOLS) $(
 
 torch: $(TORCH_EXT) $(TORCH_PKG)/__init__.py
 
+# Where $(TORCH_PYTHON) has no torch 2.x, say what to do (not a compiler error)
+.PHONY: torch-python
+torch-python:
+	@$(TORCH_PYTHON) torch/flags.py check >/dev/null
+
 $(TORCH_PKG)/__init__.py: torch/shmemcomm_torch/__init__.py
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -74,7 +79,7 @@ $(TORCH_PKG)/__init__.py: torch/shmemcomm_torch/__init__.py
 # The library is linked in whole (its PIC objects), so the package needs
 # nothing else of ours at run time; its symbols stay inside.
 $(TORCH_EXT): torch/backend.cpp torch/engine.c torch/engine.h torch/heap.c torch/heap.h \
-	      torch/flags.py $(PIC_OBJS)
+	      torch/flags.py $(PIC_OBJS) | torch-python
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -c -o $(BUILD)/torch/engine.o torch/engine.c
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -c -o $(BUILD)/torch/heap.o torch/heap.c
