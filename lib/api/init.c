@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "api/team.h"
-#include "coll/coll.h"
+#include "coll/tune.h"
 #include "core/peer.h"
 #include "core/pool.h"
 #include "core/state.h"

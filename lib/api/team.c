@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "api/team.h"
-#include "coll/coll.h"
+#include "coll/tiny.h"
 #include "core/state.h"
 #include "sync/sync.h"
 #include "core/peer.h"

@@ -1,5 +1,5 @@
 /*
- * Collectives done by plain reads between two syncs (coll.h: collect,
+ * Collectives done by plain reads between two syncs (active.h: collect,
  * alltoalls and the local reductions, for teams and active sets alike), and
  * the active-set collectives, deprecated in OpenSHMEM 1.5 but still in it:
  * shmem_barrier, shmem_sync, broadcast, collect, fcollect, alltoall(s) in
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
+#include "coll/active.h"
 #include "core/peer.h"
 #include "core/state.h"
 #include "shmem.h"
@@ -154,7 +154,8 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 	sc_active_set_sync(&set, "shmem_barrier");
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+/* in parentheses: shmem.h's generic shmem_sync would take the name */
+void (shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	struct sc_active_set set;
 

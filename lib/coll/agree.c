@@ -3,7 +3,9 @@
  * a request's first step, where each PE also learns where the others'
  * buffers are.
  */
-#include "coll/engine.h"
+#include "coll/agree.h"
+#include "coll/register.h"
+#include "coll/tune.h"
 #include "core/peer.h"
 
 /* Across nodes: member @m's slot, read into @copy by the NIC. */
@@ -78,8 +80,8 @@ static const char *buffer_of(struct shmemx_request *r, int m, int which, uint64_
 }
 
 /*
- * Where each member's source and results are (sc_coll_compute reads and
- * writes them there), and that all chunk alike. One-shot needs neither.
+ * Where each member's source and results are (the steps read and write
+ * them there), and that all chunk alike. One-shot needs neither.
  */
 void sc_coll_find_buffers(struct shmemx_request *r)
 {

@@ -1,5 +1,3 @@
-#include "coll/engine.h"
-
 /*
  * A broadcast chain: each member copies the chunk from the member before
  * it, from the root on, and says so to the member after it (line 0). The
@@ -13,6 +11,10 @@
  * loads once told on their node line, and say so on the rail member's, so
  * it also waits for them before refilling a chunk's buffers.
  */
+#include "coll/chain.h"
+#include "coll/steps.h"
+#include "coll/xfer.h"
+
 int sc_coll_chain_step(struct shmemx_request *r, size_t c, uint64_t step, int block)
 {
 	const struct sc_team *t = r->a.team;

@@ -1,5 +1,6 @@
 /*
- * The collective engine (see coll.h). Stages of one chunk c:
+ * The pipeline (one algorithm for every kind on a node, and all-to-all
+ * everywhere), rsag, and one-shot. Stages of one chunk c:
  *
  *   stage    the PE copies its source's chunk into stage_in[c % 2] if the
  *            source is not on the heap, and publishes a step;
@@ -28,14 +29,9 @@
  */
 #include <string.h>
 
-#include "coll/engine.h"
-
-/* Chunk @c's elements [lo, hi) in each block. */
-void sc_coll_chunk_range(const struct shmemx_request *r, size_t c, size_t *lo, size_t *hi)
-{
-	*lo = c * r->chunk_len;
-	*hi = *lo + r->chunk_len < r->a.count ? *lo + r->chunk_len : r->a.count;
-}
+#include "coll/direct.h"
+#include "coll/steps.h"
+#include "coll/xfer.h"
 
 /* Element @i (of chunk @c) of block @block of member @m's source. */
 static const char *source_at(const struct shmemx_request *r, size_t c, int m, int block, size_t i)
@@ -48,16 +44,6 @@ static const char *source_at(const struct shmemx_request *r, size_t c, int m, in
 	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
 }
 
-/* Where chunk @c's staged results sit in PE @pe's internal area. */
-char *sc_coll_staged_results(const struct shmemx_request *r, size_t c, int pe)
-{
-	struct sc_internal *in = sc_internal_of(pe);
-
-	if (sc_coll_pairwise(r->algo) && !r->pair.big_buffers)
-		return in->pair[r->a.team->slot][c & 1] + r->pair.results_at;
-	return in->stage_out[c & 1];
-}
-
 /* Element @i (of chunk @c) of member @m's reduced allreduce result. */
 static char *result_at(const struct shmemx_request *r, size_t c, int m, size_t i)
 {
@@ -66,17 +52,6 @@ static char *result_at(const struct shmemx_request *r, size_t c, int m, size_t i
 	if (r->result_of[m])
 		return (char *)r->result_of[m] + i * r->elem;
 	return sc_coll_staged_results(r, c, sc_team_world_pe(r->a.team, m)) + (i - lo) * r->elem;
-}
-
-/* Part @index of [lo, hi) cut in @parts: whole cache lines, [*a, *b). */
-void sc_coll_cut(const struct shmemx_request *r, size_t lo, size_t hi, int parts, int index,
-		 size_t *a, size_t *b)
-{
-	size_t n = (size_t)parts, line = 64 / r->elem ? 64 / r->elem : 1;
-	size_t len = ((hi - lo + n - 1) / n + line - 1) / line * line;
-
-	*a = lo + len * (size_t)index < hi ? lo + len * (size_t)index : hi;
-	*b = *a + len < hi ? *a + len : hi;
 }
 
 /* Member @m's slice [lo, hi) of the chunk [clo, chi). */
@@ -98,15 +73,6 @@ void sc_coll_stage(struct shmemx_request *r, size_t c)
 		       (size_t)b * r->chunk_len * r->elem,
 		       (const char *)r->a.source + ((size_t)b * r->a.count + lo) * r->elem,
 		       (hi - lo) * r->elem);
-}
-
-/* Copies @len elements from @from to element @i of dest (nothing if in place). */
-void sc_coll_to_dest(const struct shmemx_request *r, size_t i, const void *from, size_t len)
-{
-	char *to = (char *)r->a.dest + i * r->elem;
-
-	if (to != from && len)
-		sc_copy(to, from, len * r->elem, r->stream);
 }
 
 /*
@@ -161,29 +127,6 @@ static void reduce_and_push(const struct shmemx_request *r, size_t c, size_t lo,
 	}
 	if (r->stream)
 		sc_stream_fence();
-}
-
-/* Across nodes: where member @m's source element (@block, @i) sits in its segment. */
-uint64_t sc_coll_source_offset(const struct shmemx_request *r, size_t c, int m, int block,
-			       size_t i)
-{
-	size_t lo = c * r->chunk_len;
-
-	if (r->src_of[m])
-		return sc_internal_offset(r->src_of[m]) +
-		       ((size_t)block * r->a.count + i) * r->elem;
-	return sc_internal_offset(sc_internal_of(sc.me)->stage_in[c & 1]) +
-	       ((size_t)block * r->chunk_len + i - lo) * r->elem;
-}
-
-/* Across nodes: where member @m's result element @i sits in its segment. */
-uint64_t sc_coll_result_offset(const struct shmemx_request *r, size_t c, int m, size_t i)
-{
-	size_t lo = c * r->chunk_len;
-
-	if (r->result_of[m])
-		return sc_internal_offset(r->result_of[m]) + i * r->elem;
-	return sc_internal_offset(sc_coll_staged_results(r, c, sc.me)) + (i - lo) * r->elem;
 }
 
 /*
@@ -327,3 +270,5 @@ void sc_coll_oneshot_reduce(struct shmemx_request *r)
 	}
 	r->kernel(r->a.dest, in, n, r->a.count);
 }
+
+

@@ -1,58 +1,23 @@
 /*
- * The hierarchical scheme (described in pair.c): the node phases by loads
- * and stores, the rail's ring or rhd across nodes by the pairwise
- * executor, and the pipelines that run one chunk's node work while the
- * rail carries another (sc_coll_hier_overlap, the request's busy hook).
+ * The hierarchical scheme (hier), per chunk: load; combine the node's
+ * partials of this PE's node slice, read in shared memory from the node's
+ * PEs; the rail's ring or rhd over that slice, through the NIC, by the
+ * pairwise executor (group.c) from its step 1; then copy the node's other
+ * slices from their owners' results. Only 2(N-1)/N of the chunk per node
+ * crosses the network, spread over the node's PEs, each on its own QPs.
+ * Reduce-scatter and all-gather: the node combines (or copies) the blocks
+ * of each rail's PEs, each rail runs across the nodes. (The hierarchical
+ * broadcast is chain.c's.)
+ *
+ * The node phases are loads and stores; the pipelines run one chunk's node
+ * work while the rail carries another (sc_coll_hier_overlap, the
+ * request's busy hook).
  */
-#include "coll/engine.h"
-#include "util/log.h"
-
-/* Local index @l's slice of chunk @c, in the hierarchical scheme. */
-void sc_coll_node_slice(const struct shmemx_request *r, size_t c, int l, size_t *lo, size_t *hi)
-{
-	size_t clo, chi;
-
-	sc_coll_chunk_range(r, c, &clo, &chi);
-	sc_coll_cut(r, clo, chi, r->a.team->per_node, l, lo, hi);
-}
-
-/* The team index of this node's member with local index @l. */
-int sc_coll_node_member(const struct sc_team *t, int l)
-{
-	return t->by_node[t->node_index * t->per_node + l];
-}
-
-/*
- * The line that node member @l tells this PE on, in the hierarchical
- * steps: one set per chunk parity, as the pipeline runs two chunks.
- */
-int sc_coll_node_line(size_t c, int l)
-{
-	return SC_PAIR_RAIL_LINES + (int)(c & 1) * SC_PAIR_LOCAL_MAX + l;
-}
-
-/* Every other PE of this node in the team, for the hierarchical steps of chunk @c. */
-int sc_coll_node_ready(const struct shmemx_request *r, size_t c, uint64_t step, int block)
-{
-	const struct sc_team *t = r->a.team;
-
-	for (int l = 0; l < t->per_node; l++)
-		if (l != t->local_index &&
-		    !sc_coll_partner_ready(r, sc_coll_node_member(t, l), sc_coll_node_line(c, l), step,
-					   block))
-			return 0;
-	return 1;
-}
-
-void sc_coll_tell_node(const struct shmemx_request *r, size_t c, uint64_t step)
-{
-	const struct sc_team *t = r->a.team;
-
-	for (int l = 0; l < t->per_node; l++)
-		if (l != t->local_index)
-			sc_coll_tell(r, sc_coll_node_member(t, l), sc_coll_node_line(c, t->local_index),
-				     step);
-}
+#include "coll/group.h"
+#include "coll/hier.h"
+#include "coll/plan.h"
+#include "coll/steps.h"
+#include "coll/xfer.h"
 
 /*
  * The hierarchical scheme's phases, by step @k of a chunk. Allreduce:
@@ -65,7 +30,7 @@ enum hier_phase { HIER_LOAD, HIER_NODE_COMBINE, HIER_RAIL, HIER_NODE_COPY };
 
 static enum hier_phase hier_phase(const struct shmemx_request *r, int k)
 {
-	int steps = sc_coll_pair_steps(r);
+	int steps = r->pair.steps;
 
 	if (r->a.kind == SC_ALLGATHER)
 		return k == steps - 1 ? HIER_NODE_COPY : HIER_RAIL;
@@ -83,7 +48,7 @@ static int rail_step(const struct shmemx_request *r, int k)
 /* The chunk step after which the rail is done with the chunk. */
 static int last_rail_step(const struct shmemx_request *r)
 {
-	return sc_coll_pair_steps(r) - (r->a.kind == SC_REDUCE_SCATTER ? 1 : 2);
+	return r->pair.steps - (r->a.kind == SC_REDUCE_SCATTER ? 1 : 2);
 }
 
 /*
@@ -154,7 +119,7 @@ static void tell_rail_ahead(struct shmemx_request *r, size_t next)
 {
 	struct pair_group g;
 
-	sc_coll_pair_group_of(r, next, &g);
+	sc_coll_group_of(r, next, &g);
 	sc_coll_tell_group(r, &g, 1, sc_coll_step_number(r, next, 2));
 }
 
@@ -218,7 +183,7 @@ static uint64_t copied_value(const struct shmemx_request *r, size_t c)
 	 * past "finished c" (sc_coll_step_number(r, c, steps - 1)), short of what
 	 * the next request tells first ("loaded", step_number + 1 of its step 0)
 	 */
-	return sc_coll_step_number(r, c, sc_coll_pair_steps(r));
+	return sc_coll_step_number(r, c, r->pair.steps);
 }
 
 /*
@@ -272,8 +237,8 @@ static int allgather_node_copy(struct shmemx_request *r, size_t c, uint64_t step
 	return 1;
 }
 
-/* Step @k of the hierarchical scheme; 0 if a partner is not there and !@block. */
-int sc_coll_hier_step(struct shmemx_request *r, const struct pair_group *g, int k,
+/* Step @k's phase; 0 if a partner is not there and !@block. */
+static int step_phase(struct shmemx_request *r, const struct pair_group *g, int k,
 		      uint64_t step, int block)
 {
 	size_t c = g->chunk;
@@ -312,14 +277,14 @@ int sc_coll_hier_step(struct shmemx_request *r, const struct pair_group *g, int 
 	}
 }
 
-/* After hierarchical step @k: tells whoever waits for this PE in the next. */
-void sc_coll_hier_tell(struct shmemx_request *r, const struct pair_group *g, int k,
-		       uint64_t step)
+/* After step @k: tells whoever waits for this PE in the next. */
+static void tell_next(struct shmemx_request *r, const struct pair_group *g, int k,
+		      uint64_t step)
 {
 	enum hier_phase phase = hier_phase(r, k);
 
 	if (phase == HIER_RAIL && k == last_rail_step(r)) {
-		if (k + 1 < sc_coll_pair_steps(r))
+		if (k + 1 < r->pair.steps)
 			sc_coll_tell_node(r, g->chunk, step + 1);
 		if (r->hier.ahead == 2)
 			tell_rail_ahead(r, g->chunk + 1);
@@ -329,4 +294,26 @@ void sc_coll_hier_tell(struct shmemx_request *r, const struct pair_group *g, int
 		/* after the node combine, or a rail step: the rail's next */
 		sc_coll_tell_group(r, g, phase == HIER_RAIL ? rail_step(r, k) + 1 : 1, step + 1);
 	}
+}
+
+int sc_coll_hier_steps(const struct shmemx_request *r)
+{
+	int rail = r->hier.rail_algo, nodes = r->a.team->nodes;
+
+	if (r->a.kind == SC_REDUCE_SCATTER)
+		return sc_plan_last_combine(rail, nodes) + 2;
+	if (r->a.kind == SC_ALLGATHER)
+		return sc_plan_group_steps(rail, nodes) - sc_plan_last_combine(rail, nodes) + 1;
+	return sc_plan_group_steps(rail, nodes) + 2;
+}
+
+int sc_coll_hier_step(struct shmemx_request *r, size_t c, int k, uint64_t step, int block)
+{
+	struct pair_group g;
+
+	sc_coll_group_of(r, c, &g);
+	if (!step_phase(r, &g, k, step, block))
+		return 0;
+	tell_next(r, &g, k, step);
+	return 1;
 }

@@ -1,5 +1,5 @@
 /*
- * The pairwise planners (the schedules are described in pair.c):
+ * The pairwise planners (the schedules are described in ring.c and group.c):
  *
  *   ring, 2n-1 steps: step k in 1..n-1 combines segment me-k from the
  *   left neighbour, the last of them finishes segment me+1; step k in

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "coll/coll.h"
+#include "coll/types.h"
 
 struct pair_group {
 	int algo;		/* SC_ALGO_RING or SC_ALGO_RHD */

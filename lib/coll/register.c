@@ -22,9 +22,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/engine.h"
+#include "coll/register.h"
 #include "shmemx.h"
 #include "util/log.h"
+
+/* Collectives' buffers staged, and read in place in the buffer pool, since init. */
+static unsigned long buffers_staged, buffers_pooled;
+
+void sc_coll_count_buffers(unsigned long staged, unsigned long pooled)
+{
+	buffers_staged += staged;
+	buffers_pooled += pooled;
+}
 
 /* A buffer that had to be staged: a warning the first time, then debug lines. */
 static int staged_before;
@@ -175,7 +184,8 @@ int shmemx_buffer_stats(shmemx_buffer_stats_t *stats)
 		.evictions = own->evictions, .entries = sc_regcache_entries(own),
 		.pinned_bytes = own->bytes,
 	};
-	sc_coll_buffer_counts(&stats->staged, &stats->pooled);
+	stats->staged = buffers_staged;
+	stats->pooled = buffers_pooled;
 	for (int pe = 0; sc.mem.imports && pe < sc.npes; pe++) {
 		stats->imports += sc.mem.imports[pe].misses;
 		stats->import_hits += sc.mem.imports[pe].hits;

@@ -1,10 +1,21 @@
 /*
  * A request's life: prepare, queue, progress through its stages, and who
- * owns the PE's staging buffers meanwhile (see direct.c for the stages).
+ * owns the PE's staging buffers meanwhile; and, once a pairwise algorithm
+ * runs, which one takes each step (pairwise_step). The stages are
+ * direct.c's; the steps ring.c's, hier.c's and chain.c's.
  */
 #include <stdio.h>
 
-#include "coll/engine.h"
+#include "coll/agree.h"
+#include "coll/chain.h"
+#include "coll/direct.h"
+#include "coll/hier.h"
+#include "coll/register.h"
+#include "coll/request.h"
+#include "coll/ring.h"
+#include "coll/steps.h"
+#include "coll/tiny.h"
+#include "coll/tune.h"
 #include "core/peer.h"
 #include "core/pool.h"
 #include "sync/sync.h"
@@ -16,12 +27,6 @@ enum {
 	PC_TINY, PC_TINY_REDUCE, PC_ONESHOT, PC_ONESHOT_REDUCE,
 	PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE
 };
-
-int sc_coll_pairwise(int algo)
-{
-	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER ||
-	       algo == SC_ALGO_CHAIN;
-}
 
 static void publish(struct shmemx_request *r)
 {
@@ -156,7 +161,7 @@ static int step_across(const struct shmemx_request *r, int block)
 }
 
 /* Whether every member has reached the target; with @block, waits until so. */
-int sc_coll_reached(const struct shmemx_request *r, int block)
+static int reached(const struct shmemx_request *r, int block)
 {
 	struct sc_wait wait;
 
@@ -248,6 +253,39 @@ static int take_staging(struct shmemx_request *r, int block)
 	return 1;
 }
 
+/*
+ * A pairwise algorithm's steps per chunk: a broadcast's chain one, a copy
+ * from the member before; the rest as their algorithm counts them.
+ */
+static int pairwise_steps(const struct shmemx_request *r)
+{
+	if (r->algo == SC_ALGO_CHAIN || r->a.kind == SC_BROADCAST)
+		return 1;
+	return r->algo == SC_ALGO_HIER ? sc_coll_hier_steps(r) : sc_coll_ring_steps(r);
+}
+
+/*
+ * The current step of chunk @c, by the request's algorithm (a broadcast,
+ * hierarchical or not, is a chain); 0 if a partner is not there and
+ * !@block. A step done is published for the timeout's message.
+ */
+static int pairwise_step(struct shmemx_request *r, size_t c, int block)
+{
+	int k = r->pair.step, done;
+	uint64_t step = sc_coll_step_number(r, c, k);
+
+	if (r->a.kind == SC_BROADCAST)
+		done = sc_coll_chain_step(r, c, step, block);
+	else if (r->algo == SC_ALGO_HIER)
+		done = sc_coll_hier_step(r, c, k, step, block);
+	else
+		done = sc_coll_ring_step(r, c, k, step, block);
+	if (done)
+		atomic_store(&sc_internal_of(sc.me)->coll_pair_done[r->a.team->slot].value,
+			     step + 1);
+	return done;
+}
+
 /* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
 static int advance(struct shmemx_request *r, int block)
 {
@@ -269,7 +307,7 @@ static int advance(struct shmemx_request *r, int block)
 			r->pc = PC_ONESHOT_REDUCE;
 			/* fall through */
 		case PC_ONESHOT_REDUCE:
-			if (!sc_coll_reached(r, block))
+			if (!reached(r, block))
 				return 0;
 			sc_coll_check_members_agree(r);
 			sc_coll_oneshot_reduce(r);
@@ -285,7 +323,7 @@ static int advance(struct shmemx_request *r, int block)
 			r->pc = PC_COMPUTE;
 			/* fall through */
 		case PC_COMPUTE:
-			if (!sc_coll_reached(r, block))
+			if (!reached(r, block))
 				return 0;
 			if (r->chunk == 0) {
 				sc_coll_check_members_agree(r);
@@ -293,7 +331,7 @@ static int advance(struct shmemx_request *r, int block)
 			}
 			if (sc_coll_pairwise(r->algo)) {
 				r->pair.base = r->a.team->coll_pair_seq;
-				r->a.team->coll_pair_seq += r->nchunks * (uint64_t)sc_coll_pair_steps(r);
+				r->a.team->coll_pair_seq += r->nchunks * (uint64_t)r->pair.steps;
 				r->pair.step = 0;
 				r->pc = PC_PAIR;
 				break;
@@ -307,7 +345,7 @@ static int advance(struct shmemx_request *r, int block)
 			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_FINAL;
 			break;
 		case PC_GATHER:
-			if (!sc_coll_reached(r, block))
+			if (!reached(r, block))
 				return 0;
 			sc_coll_gather(r, r->chunk);
 			/* nobody reads this PE's buffers after this step: no final one */
@@ -315,9 +353,9 @@ static int advance(struct shmemx_request *r, int block)
 			break;
 		case PC_PAIR:
 			while (r->chunk < r->nchunks) {
-				if (!sc_coll_pair_step(r, r->chunk, block))
+				if (!pairwise_step(r, r->chunk, block))
 					return 0;
-				if (++r->pair.step == sc_coll_pair_steps(r)) {
+				if (++r->pair.step == r->pair.steps) {
 					if (!r->hier.behind)
 						sc_coll_pair_gather(r, r->chunk);
 					r->pair.step = r->hier.ahead;
@@ -337,7 +375,7 @@ static int advance(struct shmemx_request *r, int block)
 			r->pc = PC_FINAL_WAIT;
 			/* fall through */
 		case PC_FINAL_WAIT:
-			if (!sc_coll_reached(r, block))
+			if (!reached(r, block))
 				return 0;
 			r->pc = PC_DONE;
 			break;
@@ -414,15 +452,6 @@ static int valid_args(const struct sc_coll_args *a)
 	return 1;
 }
 
-/* Buffers of the collectives since init (shmemx_buffer_stats). */
-static unsigned long buffers_staged, buffers_pooled;
-
-void sc_coll_buffer_counts(unsigned long *staged, unsigned long *pooled)
-{
-	*staged = buffers_staged;
-	*pooled = buffers_pooled;
-}
-
 /*
  * Whether the members can reach [p, p + len) where it is: on the heap; or
  * in the globals or this PE's buffer pool, on a node (the steps across
@@ -486,6 +515,7 @@ static int prepare(struct shmemx_request *r, const struct sc_coll_args *a, int t
 		return -1;
 	}
 	r->hier.rail_algo = r->algo == SC_ALGO_HIER ? sc_coll_rail_algo(moved, t) : -1;
+	r->pair.steps = sc_coll_pairwise(r->algo) ? pairwise_steps(r) : 0;
 	r->pair.partial = sc_coll_pairwise(r->algo) && (a->kind == SC_ALLREDUCE || a->kind == SC_REDUCE_SCATTER) ?
 		     sc_partial(a->dtype, a->op) : NULL;
 	/*
@@ -500,10 +530,11 @@ static int prepare(struct shmemx_request *r, const struct sc_coll_args *a, int t
 				 (a->kind == SC_ALLTOALL && a->source == a->dest));
 		r->result_staged = !reachable_here(r, a->dest, dst_bytes);
 		sc_coll_register(r, src_bytes, dst_bytes);
-		buffers_staged += (unsigned long)(r->src_staged + r->result_staged);
-		buffers_pooled += (unsigned long)(!r->src_staged && !sc_coll_pairwise(r->algo) &&
-						  sc_pool_contains(a->source, src_bytes)) +
-				  (unsigned long)(!r->result_staged && sc_pool_contains(a->dest, dst_bytes));
+		sc_coll_count_buffers((unsigned long)(r->src_staged + r->result_staged),
+				      (unsigned long)(!r->src_staged && !sc_coll_pairwise(r->algo) &&
+						      sc_pool_contains(a->source, src_bytes)) +
+				      (unsigned long)(!r->result_staged &&
+						      sc_pool_contains(a->dest, dst_bytes)));
 	}
 	/* one-shot's results are its team's smallest: never past the cache */
 	r->stream = r->algo == SC_ALGO_ONESHOT ? SC_STORE_CACHED :

@@ -33,7 +33,8 @@
  */
 #include <string.h>
 
-#include "coll/engine.h"
+#include "coll/tiny.h"
+#include "coll/tune.h"
 #include "util/ranks.h"
 #include "util/wait.h"
 

@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll/coll.h"
+#include "coll/request.h"
+#include "coll/tune.h"
 #include "util/log.h"
 
 _Static_assert(SHMEMX_UINT64 == (int)SC_UINT64 && SHMEMX_BF16 == (int)SC_BF16,

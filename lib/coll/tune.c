@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll/engine.h"
+#include "coll/tune.h"
 #include "util/env.h"
 #include "util/log.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll/engine.h"
+#include "coll/xfer.h"
 #include "core/peer.h"
 #include "util/ranks.h"
 #include "util/wait.h"
@@ -44,19 +44,6 @@ const char *sc_coll_fetch(const struct shmemx_request *r, int m, uint64_t offset
 	return into;
 }
 
-/* Every member's @bytes of source block @block from element @i of chunk @c, into @in. */
-void sc_coll_fetch_inputs(const struct shmemx_request *r, size_t c, const void **in, int block,
-			  size_t i, size_t bytes)
-{
-	int n = r->a.team->size;
-	char *scratch = sc_coll_scratch_for((size_t)n * bytes);
-
-	for (int m = 0; m < n; m++)
-		in[m] = sc_coll_fetch(r, m, sc_coll_source_offset(r, c, m, block, i), bytes,
-			      scratch + (size_t)m * bytes);
-	sc_peer_quiet();
-}
-
 /* @bytes of member @m at @offset into @to: a copy on this node, else an RDMA read. */
 void sc_coll_copy_from(const struct shmemx_request *r, int m, uint64_t offset, char *to,
 		       size_t bytes)
@@ -71,13 +58,6 @@ void sc_coll_copy_from(const struct shmemx_request *r, int m, uint64_t offset, c
 	} else if (bytes) {
 		sc_peer_get(to, pe, offset, bytes, 1);
 	}
-}
-
-/* @len elements of member @m at @offset into dest from element @i. */
-void sc_coll_fetch_to_dest(const struct shmemx_request *r, int m, uint64_t offset, size_t i,
-			   size_t len)
-{
-	sc_coll_copy_from(r, m, offset, (char *)r->a.dest + i * r->elem, len * r->elem);
 }
 
 struct pair_wait {
@@ -183,3 +163,5 @@ void sc_coll_push(const struct shmemx_request *r, int m, uint64_t offset, const 
 {
 	sc_peer_put(sc_team_world_pe(r->a.team, m), offset, from, bytes, 1);
 }
+
+

@@ -1,15 +1,16 @@
 /*
- * The OpenSHMEM team collectives. The reductions, broadcast, fcollect and
- * alltoall run on the collective engine (coll.h) like the training
- * collectives; collect, whose members give different counts, syncs the
- * team around plain copies from the peers' mappings.
+ * The OpenSHMEM team collectives' entry points. The reductions, broadcast,
+ * fcollect and alltoall run on the collective engine (request.h) like the
+ * training collectives; collect, whose members give different counts,
+ * syncs the team around plain copies from the peers' mappings (active.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/state.h"
 #include "sync/sync.h"
-#include "coll/coll.h"
+#include "coll/active.h"
+#include "coll/request.h"
 #include "core/peer.h"
 #include "shmem.h"
 #include "util/log.h"

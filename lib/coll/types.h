@@ -1,6 +1,9 @@
 /*
- * The collective engine: one pipeline, run by the training collectives of
- * shmemx.h and the OpenSHMEM reductions alike.
+ * The collective engine's types: what a collective is (its kind and
+ * arguments), how it runs (its algorithm), and the request that carries
+ * it through its stages. Every file of coll/ includes this; which file
+ * does what, and the order in which they include each other, is in
+ * request.h.
  *
  * A collective is a request that moves through stages. Between stages a PE
  * publishes its step counter for the team and waits until every member has
@@ -9,8 +12,8 @@
  * test. Peers' data is read where it is (pull): the user's buffer when it
  * is on the symmetric heap, else the PE's staging buffers.
  */
-#ifndef SHMEMCOMM_COLL_COLL_H
-#define SHMEMCOMM_COLL_COLL_H
+#ifndef SHMEMCOMM_COLL_TYPES_H
+#define SHMEMCOMM_COLL_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -92,14 +95,15 @@ struct shmemx_request {
 	/* [2 * size]: each member's source's, then result's, import in use; valid if @imports_held */
 	struct sc_regcache_entry **imported;
 	int imports_held;
-	/* while a step waits for a partner or the NIC: other work (engine.h), or NULL */
+	/* while a step waits for a partner or the NIC: other work (xfer.h), or NULL */
 	void (*while_busy)(struct shmemx_request *r, int waited);
-	struct {		/* the pairwise algorithms (pair.c) */
+	struct {		/* the pairwise algorithms (group.c, ring.c, hier.c, chain.c) */
 		const struct sc_partial *partial;	/* allreduce, reduce-scatter */
 		size_t results_at;	/* in a pair buffer: staged results, after the partials */
 		int big_buffers;	/* on the world team: in the PE's staging buffers */
 		uint64_t base;		/* the team's pairwise step count as this request began */
 		int step;		/* the next step of the current chunk */
+		int steps;		/* a chunk's steps, by the algorithm (request.c) */
 	} pair;
 	struct {		/* the hierarchical scheme (hier.c) */
 		int rail_algo;		/* the ring or rhd across nodes */
@@ -120,15 +124,6 @@ static inline void sc_coll_place_arrays(struct shmemx_request *r, void *space, i
 	r->imported = (struct sc_regcache_entry **)(r->result_of + n);
 }
 
-/* Reads the SHMEMCOMM_ALLREDUCE_ and SHMEMCOMM_COLL_ variables: 0, or -1 after a message. */
-int sc_coll_tune(struct sc_coll_tuning *tuning);
-const char *sc_coll_algo_name(int algo);
-/* "allreduce", "reduce_scatter", "allgather", "broadcast", "alltoall": the kind, or -1. */
-int sc_coll_kind_parse(const char *name);
-/* The allreduce algorithm for @bytes on @team. */
-int sc_coll_pick_algo(size_t bytes, const struct sc_team *team);
-/* Whether the smallest allreduce, of @bytes (up to SC_TINY_MAX), runs on the tiny lines. */
-int sc_coll_tiny_lines_win(size_t bytes, const struct sc_team *team);
 /* How a collective stores its results (sc_coll_streams); nonzero: some streaming. */
 enum sc_coll_store {
 	SC_STORE_CACHED,
@@ -136,66 +131,38 @@ enum sc_coll_store {
 	SC_STORE_STREAM_ALL,	/* its own reduced slice too */
 };
 
-/* How results of @dst_bytes a member, on a team of @members, are stored. */
-enum sc_coll_store sc_coll_streams(size_t dst_bytes, int members);
-/* The algorithm of a @kind (not allreduce) moving @bytes in all on @team; -1: the pipeline. */
-int sc_coll_pick_kind_algo(enum sc_coll_kind kind, size_t bytes, const struct sc_team *team);
-/* Whether @team lies on its nodes evenly enough for the hierarchical scheme. */
-int sc_coll_hier_fits(const struct sc_team *team);
+/* Whether @algo is one of the pairwise algorithms (their steps wait for one partner each). */
+static inline int sc_coll_pairwise(int algo)
+{
+	return algo == SC_ALGO_RING || algo == SC_ALGO_RHD || algo == SC_ALGO_HIER ||
+	       algo == SC_ALGO_CHAIN;
+}
 
 /*
- * Checks @a and sets @r up (its arrays must hold the team's size); -1 after a
- * message naming the bad argument. Then sc_coll_start queues and starts it.
+ * A run of a segment's elements in chunk @chunk: @at indexes source and
+ * dest (for the block collectives block * count + i), @buf the chunk's
+ * pair buffers.
  */
-int sc_coll_prepare(struct shmemx_request *r, const struct sc_coll_args *a);
-void sc_coll_start(struct shmemx_request *r);
-/* Runs the team's queue until @r completes. */
-void sc_coll_finish(struct shmemx_request *r);
-/* Runs the team's queue as far as it goes without waiting; whether @r is done. */
-int sc_coll_poll(struct shmemx_request *r);
-/* What @r waits for, naming the members behind (shmemx_request_describe). */
-void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long len);
-
-/* A whole collective, blocking. */
-int sc_coll_run(const struct sc_coll_args *a);
-/* For a slot's next team: the smallest allreduce's lines hold no call (after the team's last sync). */
-void sc_coll_tiny_forget(int slot);
-
-/*
- * Collectives done here by plain reads between two syncs rather than on the
- * engine (active.c): for a team, and for the deprecated active sets. Who
- * takes part: a team, or an active set (sync/sync.h).
- */
-struct sc_active_set;
-struct sc_coll_members {
-	const struct sc_team *team;	/* or */
-	const struct sc_active_set *set;
+struct run {
+	size_t chunk, at, buf, len;
 };
 
-/* @bytes from each member (each its own count), in member order. */
-void sc_coll_collect_here(const struct sc_coll_members *g, void *dest, const void *source,
-			  size_t bytes, const char *what);
-/*
- * alltoalls: @nelems elements of @elem bytes (1, 2, 4, 8 or 16) to each
- * member, @sst elements apart in source and @dst apart in dest (both at
- * least 1: the caller checks), by strided gets.
- */
-void sc_coll_alltoalls_here(const struct sc_coll_members *g, void *dest, const void *source,
-			    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem,
-			    const char *what);
-/*
- * A reduction: @elem is the size of one element of @count; with
- * @complex_prod, a complex of that size, multiplied (the kernels lack it);
- * else @dtype and @op, by sc_reduce_reference. Every member's @source is
- * read in member order and reduced here, so every member gets the same bits.
- */
-struct sc_local_reduce {
-	enum sc_dtype dtype;
-	enum sc_op op;
-	size_t elem;
-	int complex_prod;
-};
-void sc_coll_reduce_here(const struct sc_coll_members *g, void *dest, const void *source,
-			 size_t count, const struct sc_local_reduce *how, const char *what);
+/* The collective slot of member @member of the request's team, where it is mapped. */
+static inline struct sc_coll_slot *sc_coll_slot_of(const struct shmemx_request *r, int member)
+{
+	return &sc_internal_of(sc_team_world_pe(r->a.team, member))->coll[r->a.team->slot];
+}
+
+static inline struct sc_coll_slot *sc_coll_slot_of_me(const struct shmemx_request *r)
+{
+	return &sc_internal_of(sc.me)->coll[r->a.team->slot];
+}
+
+/* What a member's call must match: kind, dtype, op, algorithm and root, in one word. */
+static inline uint64_t sc_coll_signature(const struct shmemx_request *r)
+{
+	return (uint64_t)r->a.kind | (uint64_t)r->a.dtype << 8 | (uint64_t)r->a.op << 16 |
+	       (uint64_t)(r->algo & 0xff) << 24 | (uint64_t)(uint32_t)r->a.root << 32;
+}
 
 #endif
