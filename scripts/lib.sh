@@ -68,19 +68,25 @@ checkpatch() {
 	echo "$(linux_source_dir)/scripts/checkpatch.pl"
 }
 
-# copy_rate_gbs STREAM-BINARY: the machine's copy bandwidth in GB/s
-# (tools/bench/stream.c), with memcpy's streaming stores at every size, so
-# that the copy moves the bytes it counts
+# copy_rate_gbs STREAM-BINARY [FOOTPRINT]: how fast all cores copy FOOTPRINT
+# bytes in all (sources and destinations; default 512 MiB a core), in GB/s
+# of bytes read + written (tools/bench/stream.c): the cache's speed where
+# they fit there, DRAM's past it
 copy_rate_gbs() {
-	GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x4040 "$1" | awk '{ print $2 }'
+	if [ -n "${2:-}" ]; then
+		"$1" --footprint "$2" | awk '{ print $2 }'
+	else
+		"$1" | awk '{ print $2 }'
+	fi
 }
 
-# The last-level cache in bytes, as the kernel reports it (getconf is wrong
-# in some VMs); 0 where it says nothing. The benchmarks' memory floor applies
-# where the data outgrows it.
-last_level_cache_bytes() {
-	awk '/K$/ { print $1 * 1024 } /M$/ { print $1 * 1048576 }' \
-		/sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 0
+# The last-level cache as the library sees it (lib/util/cache.c, by
+# tools/bench/stream.c), in words: for the benchmarks' headers
+last_level_cache_said() {
+	"$1" --cache | awk '{
+		source = $0; sub(/.* source /, "", source); sub(/ hypervisor .*/, "", source)
+		printf "%d KiB (L%d by %s, shared by %d CPUs)%s", $2 / 1024, $6, source, $4,
+			$NF ? ", under a hypervisor: the host'"'"'s, shared with its other guests" : "" }'
 }
 
 # The Debian 13 (trixie) root where the PyTorch backend is built and tested:

@@ -251,6 +251,9 @@ static int init(const shmemx_init_attr_t *attr)
 			sc.npes, sc.node.nodes, sc.node.nodes == 1 ? "" : "s", sc.launch.launcher,
 			sc_mem_name(kind), sc.net.active ? " and RDMA" : "", sc.heap_size,
 			sc.boot.where);
+	if (!sc.me)
+		sc_info("the last-level cache for the collectives' streaming rule: %s",
+			sc.coll.cache_note);
 	say_what_was_asked();
 	return 0;
 

@@ -332,7 +332,8 @@ int shmem_team_n_pes(shmem_team_t team)
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
 	sc_require_init("shmem_team_get_config");
-	if (!team || !config || (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS))
+	/* a mask of 0 fetches nothing, so config may be NULL then */
+	if (!team || (config_mask && !config) || (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS))
 		return -1;
 	if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
 		config->num_contexts = team_of(team)->num_contexts;

@@ -286,6 +286,26 @@ static int pairwise_step(struct shmemx_request *r, size_t c, int block)
 	return done;
 }
 
+/*
+ * Whether an rsag on a node reads and writes every member's source and
+ * result where they are (none staged): then its chunks need no step
+ * between them. A chunk's step makes its staged inputs visible, and its
+ * second step lets a PE copy its staged result out; on buffers in place
+ * each member reads and writes only the slices it owns, of every chunk, so
+ * the chunks run back to back and one step ends them all. 2 PEs, medians
+ * of the ratios of 7 interleaved launches against a step per chunk: 64 MiB
+ * 0.95 (7.8 against 8.1 ms), 4 MiB 0.96, 16 MiB 0.99.
+ */
+static int in_place_everywhere(const struct shmemx_request *r)
+{
+	if (r->spans)
+		return 0;
+	for (int m = 0; m < r->a.team->size; m++)
+		if (!r->src_of[m] || !r->result_of[m])
+			return 0;
+	return 1;
+}
+
 /* Runs @r as far as it goes; with @block, to the end. Whether it is done. */
 static int advance(struct shmemx_request *r, int block)
 {
@@ -334,6 +354,14 @@ static int advance(struct shmemx_request *r, int block)
 				r->a.team->coll_pair_seq += r->nchunks * (uint64_t)r->pair.steps;
 				r->pair.step = 0;
 				r->pc = PC_PAIR;
+				break;
+			}
+			if (r->algo == SC_ALGO_RSAG && r->chunk == 0 && in_place_everywhere(r)) {
+				while (r->chunk < r->nchunks)
+					sc_coll_compute(r, r->chunk++);
+				r->chunk--;
+				publish(r);
+				r->pc = PC_GATHER;
 				break;
 			}
 			sc_coll_compute(r, r->chunk);

@@ -69,7 +69,8 @@ struct sc_state {
 		size_t chunk;		/* SHMEMCOMM_COLL_CHUNK */
 		size_t stream_min;	/* SHMEMCOMM_COLL_STREAM_MIN, SIZE_MAX: by the cache */
 		size_t stream_own_min;	/* SHMEMCOMM_COLL_STREAM_OWN_MIN, SIZE_MAX: by the cache */
-		size_t cache_bytes;	/* the last-level cache, 0 if unknown */
+		size_t cache_bytes;	/* the last-level cache the rules use, 0 if unknown */
+		char cache_note[200];	/* how cache_bytes was found, for SHMEMCOMM_LOG=info */
 		size_t rhd_max;		/* SHMEMCOMM_ALLREDUCE_RHD_MAX */
 		size_t register_min;	/* SHMEMCOMM_COLL_REGISTER_MIN */
 		int hier_pipeline;	/* SHMEMCOMM_HIER_PIPELINE */

@@ -62,32 +62,19 @@ sc_kernel_fn sc_kernel(enum sc_simd simd, enum sc_dtype dtype, enum sc_op op)
 	return tables[simd][dtype][op];
 }
 
+/* The widest stores this CPU has, looked up once (every caller finds the same). */
 void sc_copy_streaming(void *dst, const void *src, size_t bytes)
 {
-	char *d = dst;
-	const char *s = src;
-	size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+	static void (*copy)(void *dst, const void *src, size_t bytes);
+	void (*chosen)(void *, const void *, size_t) = __atomic_load_n(&copy, __ATOMIC_RELAXED);
 
-	if (bytes < 256) {
-		memcpy(dst, src, bytes);
-		return;
+	if (!chosen) {
+		chosen = sc_simd_supported(SC_SIMD_AVX512) ? sc_copy_streaming_avx512 :
+			 sc_simd_supported(SC_SIMD_AVX2) ? sc_copy_streaming_avx2 :
+							   sc_copy_streaming_scalar;
+		__atomic_store_n(&copy, chosen, __ATOMIC_RELAXED);
 	}
-	memcpy(d, s, head);
-	d += head;
-	s += head;
-	bytes -= head;
-	for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
-		__m128i a = _mm_loadu_si128((const __m128i *)s);
-		__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-		__m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-		__m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-
-		_mm_stream_si128((__m128i *)d, a);
-		_mm_stream_si128((__m128i *)(d + 16), b);
-		_mm_stream_si128((__m128i *)(d + 32), c);
-		_mm_stream_si128((__m128i *)(d + 48), e);
-	}
-	memcpy(d, s, bytes);
+	chosen(dst, src, bytes);
 }
 
 /* streaming stores are weakly ordered: they must be visible before any flag */

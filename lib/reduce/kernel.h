@@ -22,6 +22,10 @@ enum sc_simd { SC_SIMD_SCALAR, SC_SIMD_AVX2, SC_SIMD_AVX512, SC_SIMD_COUNT };
 SC_KERNEL_TABLE(scalar);
 SC_KERNEL_TABLE(avx2);
 SC_KERNEL_TABLE(avx512);
+/* sc_copy_streaming in each variant's widest stores (sc_copy_streaming picks one) */
+void sc_copy_streaming_scalar(void *dst, const void *src, size_t bytes);
+void sc_copy_streaming_avx2(void *dst, const void *src, size_t bytes);
+void sc_copy_streaming_avx512(void *dst, const void *src, size_t bytes);
 
 const char *sc_simd_name(enum sc_simd simd);
 /* Whether this CPU runs @simd. */

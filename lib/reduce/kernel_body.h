@@ -8,6 +8,7 @@
  * Before including, a variant defines SUFFIX, and LOAD_FP16_BLOCK /
  * STORE_FP16_BLOCK if it has faster fp16 conversions.
  */
+#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -227,3 +228,40 @@ SC_INTEGER_DTYPES(INTEGER_OPS)
 const sc_kernel_fn CAT(sc_kernels_, SUFFIX)[SC_DTYPE_ALL][SC_OP_ALL] = {
 	SC_DTYPE_ROWS(FLOAT_ROW, INT_ROW),
 };
+
+/*
+ * The streaming copy (sc_copy_streaming) in this variant's widest stores.
+ * A whole line in one store fills a write-combining buffer at once: the
+ * allreduce's pattern at 64 MiB (2 threads, each reducing half of two
+ * inputs into 1 KiB blocks streamed into two results) took 6.9 ms with
+ * 64-byte stores and 7.8 with 16-byte ones.
+ */
+void NAME(sc_copy_streaming)(void *dst, const void *src, size_t bytes)
+{
+	char *d = dst;
+	const char *s = src;
+	size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+
+	if (bytes < 256) {
+		memcpy(dst, src, bytes);
+		return;
+	}
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	bytes -= head;
+	for (; bytes >= 64; bytes -= 64, d += 64, s += 64) {
+#if defined(__AVX512F__)
+		_mm512_stream_si512((__m512i *)d, _mm512_loadu_si512(s));
+#elif defined(__AVX2__)
+		_mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+		_mm256_stream_si256((__m256i *)(d + 32),
+				    _mm256_loadu_si256((const __m256i *)(s + 32)));
+#else
+		for (int i = 0; i < 64; i += 16)
+			_mm_stream_si128((__m128i *)(d + i),
+					 _mm_loadu_si128((const __m128i *)(s + i)));
+#endif
+	}
+	memcpy(d, s, bytes);
+}

@@ -7,6 +7,7 @@
  *     pointers (NULL included): RMA, put-with-signal (whose signal still
  *     arrives), every collective, the waits and tests over 0 words;
  *   - shmem_malloc_with_hints allocates whatever the hints;
+ *   - shmem_team_get_config with a mask of 0 needs no config;
  *   - SHMEM_TEAM_INVALID and SHMEM_CTX_INVALID, as a PE outside a team
  *     gets them: creating a context from that team returns nonzero, and
  *     quiet, fence, destroy and get_team on the invalid context, and the
@@ -120,6 +121,8 @@ int main(void)
 	MP_CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0);
 	MP_CHECK(shmem_sync(SHMEM_TEAM_SHARED) == 0);
 	shmem_sync(0, 0, npes, psync);
+	/* a config mask of 0 fetches nothing: no config needed */
+	MP_CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, NULL) == 0);
 
 	zero_length_rma(next, prev);
 	zero_length_collectives(npes);
