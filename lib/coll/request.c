@@ -10,65 +10,26 @@
 #include "coll/chain.h"
 #include "coll/direct.h"
 #include "coll/hier.h"
+#include "coll/reach.h"
 #include "coll/register.h"
 #include "coll/request.h"
 #include "coll/ring.h"
 #include "coll/steps.h"
 #include "coll/tiny.h"
 #include "coll/tune.h"
-#include "core/peer.h"
 #include "core/pool.h"
-#include "sync/sync.h"
 #include "util/log.h"
 #include "util/ranks.h"
-#include "util/wait.h"
 
 enum {
 	PC_TINY, PC_TINY_REDUCE, PC_ONESHOT, PC_ONESHOT_REDUCE,
 	PC_STAGE, PC_COMPUTE, PC_GATHER, PC_PAIR, PC_FINAL, PC_FINAL_WAIT, PC_DONE
 };
 
-static void publish(struct shmemx_request *r)
-{
-	r->target = ++r->a.team->coll_step;
-	atomic_store_explicit(&sc_coll_slot_of(r, r->a.team->my_index)->step, r->target,
-			      memory_order_release);
-	sc_wait_ring();
-}
-
-static int all_reached(const struct shmemx_request *r)
-{
-	for (int m = 0; m < r->a.team->size; m++)
-		if (atomic_load_explicit(&sc_coll_slot_of(r, m)->step, memory_order_acquire) < r->target)
-			return 0;
-	return 1;
-}
-
-static void missing_members(void *ctx, char *out, unsigned long len, const char **did)
-{
-	const struct shmemx_request *waiting = ctx;
-	int missing[SC_MAX_PES], n = 0;
-
-	(void)did;
-	for (int m = 0; m < waiting->a.team->size; m++)
-		if (atomic_load(&sc_coll_slot_of(waiting, m)->step) < waiting->target)
-			missing[n++] = sc_team_world_pe(waiting->a.team, m);
-	sc_format_ranks(missing, n, out, len);
-}
-
-/* Across nodes, who is behind the current step, and who owes it a round (step_across). */
-static struct sc_behind step_behind(const struct sc_team *t)
-{
-	struct sc_internal *mine = sc_internal_of(sc.me);
-
-	return (struct sc_behind){ t, &mine->coll_entered[t->slot], mine->coll_arrivals[t->slot],
-				   t->coll_epoch };
-}
-
 void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long len)
 {
 	const struct sc_team *t = r->a.team;
-	int late[SC_MAX_PES] = { 0 }, n = 0;
+	int late[SC_MAX_PES] = { 0 }, n;
 	char pes[400];
 
 	if (r->done) {
@@ -81,21 +42,13 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 		return;
 	}
 	if (r->spans) {
-		struct sc_behind behind = step_behind(t);
-
-		sc_members_behind(&behind, pes, sizeof(pes), NULL);
+		sc_coll_behind_across(t, pes, sizeof(pes));
 		snprintf(out, len, "%s on a team of %d (across nodes) waits for PEs %s, which have not arrived",
 			 r->a.what, t->size, *pes ? pes : "(none behind: a transfer is under way)");
 		return;
 	}
-	if (r->pc == PC_TINY_REDUCE) {
-		n = sc_coll_tiny_late(&r->a, r->tiny_call, late);
-	} else {
-		/* a member whose last published step is behind this PE's has not come this far */
-		for (int m = 0; m < t->size; m++)
-			if (atomic_load(&sc_coll_slot_of(r, m)->step) < t->coll_step)
-				late[n++] = sc_team_world_pe(t, m);
-	}
+	n = r->pc == PC_TINY_REDUCE ? sc_coll_tiny_late(&r->a, r->tiny_call, late) :
+				      sc_coll_behind_on_node(r, late);
 	sc_format_ranks(late, n, pes, sizeof(pes));
 	if (n)
 		snprintf(out, len, "%s on a team of %d waits for PE%s %s, which %s not arrived",
@@ -103,80 +56,6 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 	else
 		snprintf(out, len, "%s on a team of %d: every member has arrived; a step is under way",
 			 r->a.what, t->size);
-}
-
-/* Round @t->coll_round of the current step: this PE's arrival at its partner. */
-static void step_send(struct sc_team *t)
-{
-	int to = sc_team_world_pe(t, (t->my_index + (1 << t->coll_round)) % t->size);
-
-	sc_peer_store(to, sc_internal_offset(
-			      &sc_internal_of(sc.me)->coll_arrivals[t->slot][t->coll_round]),
-		      t->coll_epoch);
-}
-
-/*
- * Across nodes a step is a dissemination sync of its own (counters apart
- * from the team sync's, so that syncs the program makes between a
- * request's steps do not mix with them), in phases: it starts at the first
- * call and moves a round further whenever one has arrived, so that without
- * @block it returns at once and a request across nodes moves while the PE
- * is in the library, as one on a node does.
- */
-static int step_across(const struct shmemx_request *r, int block)
-{
-	struct sc_team *t = r->a.team;
-	struct sc_internal *mine = sc_internal_of(sc.me);
-	struct sc_behind behind;
-	struct sc_wait wait;
-	int waiting_began = 0;
-
-	if (!t->coll_stepping) {
-		t->coll_stepping = 1;
-		t->coll_epoch++;
-		t->coll_round = 0;
-		atomic_store(&mine->coll_entered[t->slot].value, t->coll_epoch);
-		if (t->size > 1)
-			step_send(t);
-	}
-	while ((1 << t->coll_round) < t->size) {
-		if (atomic_load_explicit(&mine->coll_arrivals[t->slot][t->coll_round].value,
-					 memory_order_acquire) >= t->coll_epoch) {
-			if ((1 << ++t->coll_round) < t->size)
-				step_send(t);
-			continue;
-		}
-		if (!block)
-			return 0;
-		if (!waiting_began) {
-			behind = step_behind(t);
-			sc_wait_begin(&wait, r->a.what, -1, sc_members_behind, &behind);
-			sc_wait_owed(&wait, sc_member_owes);
-			waiting_began = 1;
-		}
-		sc_wait_step(&wait);
-	}
-	t->coll_stepping = 0;
-	return 1;
-}
-
-/* Whether every member has reached the target; with @block, waits until so. */
-static int reached(const struct shmemx_request *r, int block)
-{
-	struct sc_wait wait;
-
-	if (r->spans)
-		return step_across(r, block);
-	if (all_reached(r))
-		return 1;
-	if (!block)
-		return 0;
-	sc_wait_begin(&wait, r->a.what, -1, missing_members, (void *)r);
-	sc_wait_rung(&wait);	/* on the node: every member rings as it publishes */
-	while (!all_reached(r))
-		sc_wait_step(&wait);
-	sc_wait_end(&wait);
-	return 1;
 }
 
 /* Entry to the call: says what it is, for sc_coll_check_members_agree. */
@@ -323,11 +202,11 @@ static int advance(struct shmemx_request *r, int block)
 		case PC_ONESHOT:
 			sign(r);
 			sc_coll_oneshot_stage(r);
-			publish(r);
+			sc_coll_publish(r);
 			r->pc = PC_ONESHOT_REDUCE;
 			/* fall through */
 		case PC_ONESHOT_REDUCE:
-			if (!reached(r, block))
+			if (!sc_coll_reached(r, block))
 				return 0;
 			sc_coll_check_members_agree(r);
 			sc_coll_oneshot_reduce(r);
@@ -339,11 +218,11 @@ static int advance(struct shmemx_request *r, int block)
 			if (r->chunk == 0)
 				describe(r);
 			sc_coll_stage(r, r->chunk);
-			publish(r);
+			sc_coll_publish(r);
 			r->pc = PC_COMPUTE;
 			/* fall through */
 		case PC_COMPUTE:
-			if (!reached(r, block))
+			if (!sc_coll_reached(r, block))
 				return 0;
 			if (r->chunk == 0) {
 				sc_coll_check_members_agree(r);
@@ -357,23 +236,24 @@ static int advance(struct shmemx_request *r, int block)
 				break;
 			}
 			if (r->algo == SC_ALGO_RSAG && r->chunk == 0 && in_place_everywhere(r)) {
-				while (r->chunk < r->nchunks)
-					sc_coll_compute(r, r->chunk++);
-				r->chunk--;
-				publish(r);
+				for (size_t c = 0; c < r->nchunks; c++)
+					sc_coll_compute(r, c);
+				/* the last chunk's gather step ends them all */
+				r->chunk = r->nchunks - 1;
+				sc_coll_publish(r);
 				r->pc = PC_GATHER;
 				break;
 			}
 			sc_coll_compute(r, r->chunk);
 			if (r->algo == SC_ALGO_RSAG) {
-				publish(r);
+				sc_coll_publish(r);
 				r->pc = PC_GATHER;
 				break;
 			}
 			r->pc = ++r->chunk < r->nchunks ? PC_STAGE : PC_FINAL;
 			break;
 		case PC_GATHER:
-			if (!reached(r, block))
+			if (!sc_coll_reached(r, block))
 				return 0;
 			sc_coll_gather(r, r->chunk);
 			/* nobody reads this PE's buffers after this step: no final one */
@@ -399,11 +279,11 @@ static int advance(struct shmemx_request *r, int block)
 			r->pc = PC_FINAL;
 			break;
 		case PC_FINAL:
-			publish(r);
+			sc_coll_publish(r);
 			r->pc = PC_FINAL_WAIT;
 			/* fall through */
 		case PC_FINAL_WAIT:
-			if (!reached(r, block))
+			if (!sc_coll_reached(r, block))
 				return 0;
 			r->pc = PC_DONE;
 			break;

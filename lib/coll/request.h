@@ -10,6 +10,7 @@
  *   tune.c       every variable of the collectives, and the choice of algorithm
  *   xfer.c       the transport of a step: a member's bytes and lines, mapped or NIC
  *   register.c   buffers off the heap registered (single copy), or staged
+ *   reach.c      a request's steps: publish, and wait until every member has
  *   steps.c      the algorithms' shared helpers: chunk geometry, runs, the node
  *   agree.c      the members made the same call; where their buffers are
  *   group.c      the pairwise executor: a ring or rhd step over a group

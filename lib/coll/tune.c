@@ -77,14 +77,16 @@ static int find_cache(struct sc_coll_tuning *t)
 	struct sc_cache llc;
 	uint64_t bytes;
 
-	sc_last_level_cache(&llc);
 	if (sc_env_size("SHMEMCOMM_CACHE_BYTES", SIZE_MAX, 0, UINT64_MAX, &bytes))
 		return -1;
 	if (bytes != SIZE_MAX) {
 		t->cache_bytes = bytes;
 		snprintf(t->cache_note, sizeof(t->cache_note), "%zu bytes (SHMEMCOMM_CACHE_BYTES)",
 			 (size_t)bytes);
-	} else if (llc.hypervisor) {
+		return 0;
+	}
+	sc_last_level_cache(&llc);
+	if (llc.hypervisor) {
 		t->cache_bytes = 0;
 		snprintf(t->cache_note, sizeof(t->cache_note),
 			 "%zu KiB by %s under a hypervisor, which shares the host's cache with its other guests: taken as unknown (SHMEMCOMM_CACHE_BYTES sets it)",

@@ -16,7 +16,6 @@
  */
 static int nothing_to_move(size_t bytes, int pe, const char *function)
 {
-	sc_require_init(function);
 	if (bytes)
 		return 0;
 	sc_check_pe(pe, function);
@@ -26,6 +25,7 @@ static int nothing_to_move(size_t bytes, int pe, const char *function)
 static void put_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,
 		      const char *function)
 {
+	sc_require_init(function);
 	if (nothing_to_move(bytes, pe, function))
 		return;
 	sc_peer_put(pe, sc_symmetric_offset(dest, bytes, pe, function), source, bytes, nbi);
@@ -34,6 +34,7 @@ static void put_bytes(void *dest, const void *source, size_t bytes, int pe, int 
 static void get_bytes(void *dest, const void *source, size_t bytes, int pe, int nbi,
 		      const char *function)
 {
+	sc_require_init(function);
 	if (nothing_to_move(bytes, pe, function))
 		return;
 	sc_peer_get(dest, pe, sc_symmetric_offset(source, bytes, pe, function), bytes, nbi);
@@ -56,6 +57,7 @@ static void iput_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 {
 	uint64_t to;
 
+	sc_require_init(function);
 	if (nothing_to_move(nelems, pe, function))
 		return;
 	strided_span(sst, nelems, elem, function);
@@ -73,6 +75,7 @@ static void iget_bytes(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 {
 	uint64_t from;
 
+	sc_require_init(function);
 	if (nothing_to_move(nelems, pe, function))
 		return;
 	strided_span(dst, nelems, elem, function);

@@ -73,7 +73,7 @@ static int from_cpuid(struct sc_cache *out)
 }
 #endif
 
-/* sysfs's index3 (the L3) where the kernel lists caches; its sharing from shared_cpu_list. */
+/* sysfs's index3 (the L3) where the kernel lists caches; its sharing is not read (0). */
 static int from_sysfs(struct sc_cache *out)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
