@@ -49,6 +49,11 @@ GUEST_LIBS_netlink := -lmnl
 # an OpenSHMEM job, the whole library
 GUEST_LIBS_job_hold := -libverbs -lm
 
+# The PMIx bootstrap plugin (lib/boot/plugin.h says why it is one): built
+# where pkg-config finds PMIx (libpmix-dev), beside the library.
+HAVE_PMIX := $(shell pkg-config --exists pmix 2>/dev/null && echo yes)
+PMIX_PLUGIN := $(BUILD)/libshmemcomm-pmix.so.0
+
 BIN := $(BUILD)/bin
 TOOLS := $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf \
 	$(BIN)/shmemctl
@@ -63,7 +68,12 @@ TORCH_EXT := $(TORCH_PKG)/_C.so
 
 .PHONY: all kmod kmod-mutant check run checkpatch clean install uninstall dkms-source torch
 all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(GUEST_PROVIDER) $(TOOLS) $(MP_TESTS) $(EXAMPLES) \
-	$(if $(HAVE_TORCH),torch)
+	$(if $(HAVE_TORCH),torch) $(if $(HAVE_PMIX),$(PMIX_PLUGIN))
+
+$(PMIX_PLUGIN): lib/boot/pmix/pmix.c lib/boot/plugin.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -Wl,-soname,libshmemcomm-pmix.so.0 -Wl,-z,defs \
+		$$(pkg-config --cflags pmix) -o $@ $< $$(pkg-config --libs pmix)
 
 torch: $(TORCH_EXT) $(TORCH_PKG)/__init__.py
 
@@ -243,7 +253,7 @@ $(BUILD)/install/shmemcomm.pc: lib/shmemcomm.pc.in Makefile
 # where make install puts the PyTorch package: python3's site-packages for platform code
 TORCH_PLATLIB = $(shell $(TORCH_PYTHON) torch/flags.py platlib)
 
-install: $(if $(HAVE_TORCH),torch) $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
+install: $(if $(HAVE_TORCH),torch) $(if $(HAVE_PMIX),$(PMIX_PLUGIN)) $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
 		$(BUILD)/install/shmemcomm.pc
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(udevrulesdir)
@@ -251,6 +261,7 @@ install: $(if $(HAVE_TORCH),torch) $(LIB) $(SHARED) $(BIN)/shmemrun $(BIN)/shmem
 	install -m 755 $(SHARED) $(DESTDIR)$(libdir)/
 	ln -sf libshmemcomm.so.$(VERSION) $(DESTDIR)$(libdir)/libshmemcomm.so.$(SOVERSION)
 	ln -sf libshmemcomm.so.$(SOVERSION) $(DESTDIR)$(libdir)/libshmemcomm.so
+	$(if $(HAVE_PMIX),install -m 755 $(PMIX_PLUGIN) $(DESTDIR)$(libdir)/)
 	install -m 644 include/shmem.h include/shmemx.h $(DESTDIR)$(includedir)/
 	install -m 644 $(BUILD)/install/shmemcomm.pc $(DESTDIR)$(pkgconfigdir)/
 	install -m 755 $(BIN)/shmemrun $(BIN)/shmemctl $(BIN)/shmemcomm-perf $(BUILD)/install/oshcc \
@@ -273,6 +284,7 @@ uninstall:
 	rm -f $(DESTDIR)$(libdir)/libshmemcomm.a $(DESTDIR)$(libdir)/libshmemcomm.so \
 		$(DESTDIR)$(libdir)/libshmemcomm.so.$(SOVERSION) \
 		$(DESTDIR)$(libdir)/libshmemcomm.so.$(VERSION) \
+		$(DESTDIR)$(libdir)/libshmemcomm-pmix.so.0 \
 		$(DESTDIR)$(includedir)/shmem.h $(DESTDIR)$(includedir)/shmemx.h \
 		$(DESTDIR)$(pkgconfigdir)/shmemcomm.pc \
 		$(addprefix $(DESTDIR)$(bindir)/,shmemrun oshrun oshcc shmemctl shmemcomm-perf) \

@@ -15,6 +15,10 @@
  * inherits (SHMEMCOMM_LAUNCHER_FD): the PEs waiting in the library exit
  * with that status by themselves, shmemrun stops the others after 0.1 s
  * (TERM, then KILL), and exits with that status too.
+ *
+ * Each job gets a random secret (SHMEMCOMM_JOB_SECRET), which its PEs prove
+ * at the rendezvous: another user's process that connects to the port is
+ * refused.
  */
 
 #include <errno.h>
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -186,7 +191,7 @@ static int read_control(int *rank, int *status)
 }
 
 static pid_t start_pe(int rank, char **argv, const char *bootstrap, const char *job,
-		      const sigset_t *old_mask)
+		      const char *secret, const sigset_t *old_mask)
 {
 	int out[2], err[2];
 	char value[32];
@@ -209,6 +214,7 @@ static pid_t start_pe(int rank, char **argv, const char *bootstrap, const char *
 		setenv("SHMEMCOMM_SIZE", value, 1);
 		setenv("SHMEMCOMM_BOOTSTRAP", bootstrap, 1);
 		setenv("SHMEMCOMM_JOB", job, 1);
+		setenv("SHMEMCOMM_JOB_SECRET", secret, 1);
 		fcntl(control[1], F_SETFD, 0);
 		snprintf(value, sizeof(value), "%d", control[1]);
 		setenv("SHMEMCOMM_LAUNCHER_FD", value, 1);
@@ -229,7 +235,8 @@ int main(int argc, char **argv)
 	int first_failure = -1, failure_status = 0, running, interrupts = 0, sfd, port;
 	int exit_rank = -1, exit_status = 0;	/* of shmem_global_exit */
 	double kill_at = 0, term_at = 0;
-	char bootstrap[64], job[64];
+	char bootstrap[64], job[64], secret[65];
+	unsigned char random[32];
 	sigset_t mask, old_mask;
 	struct pollfd *pfds;
 	int arg = 1;
@@ -271,6 +278,12 @@ int main(int argc, char **argv)
 	}
 	snprintf(bootstrap, sizeof(bootstrap), "127.0.0.1:%d", port);
 	snprintf(job, sizeof(job), "shmemrun-%d", (int)getpid());
+	if (getrandom(random, sizeof(random), 0) != sizeof(random)) {
+		fprintf(stderr, "shmemrun: cannot make the job's secret: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < 32; i++)
+		snprintf(secret + 2 * i, 3, "%02x", random[i]);
 
 	sigemptyset(&mask);
 	for (int sig = 1; sig < 32; sig++)
@@ -287,7 +300,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int r = 0; r < npes; r++) {
-		pes[r].pid = start_pe(r, argv + arg, bootstrap, job, &old_mask);
+		pes[r].pid = start_pe(r, argv + arg, bootstrap, job, secret, &old_mask);
 		if (pes[r].pid < 0) {
 			fprintf(stderr, "shmemrun: cannot start PE %d: %s\n", r, strerror(errno));
 			signal_all(SIGKILL);

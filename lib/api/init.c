@@ -40,6 +40,8 @@ void shmem_global_exit(int status)
 	sc_stop_all(status, 0);
 	sc_launch_tell_exit(&sc.launch, status);
 	fflush(NULL);
+	/* under PMIx the resource manager ends the other processes, and the job has @status */
+	sc_boot_abort(&sc.boot, status, "shmem_global_exit");
 	_exit(status);
 }
 
@@ -167,6 +169,23 @@ static int pick_heap_provider(const shmemx_init_attr_t *attr, enum sc_mem_kind k
 	return 0;
 }
 
+/*
+ * The bootstrap the launcher chose; where a PMIx server started the process
+ * and this build cannot load the PMIx plugin, the launcher's variables and
+ * the TCP rendezvous, after a warning.
+ */
+static int open_launched(struct sc_boot *boot, struct sc_launch *launch, double timeout)
+{
+	int err = sc_boot_open(boot, launch, timeout);
+
+	if (err == -ENOPKG && launch->kind == SC_BOOT_PMIX && !sc_env_string("SHMEMCOMM_BOOTSTRAP")) {
+		err = sc_launch_detect_tcp(launch);
+		if (!err)
+			err = sc_boot_open(boot, launch, timeout);
+	}
+	return err;
+}
+
 /* 0, or -1 after a message, with whatever it had set up undone. */
 static int init(const shmemx_init_attr_t *attr)
 {
@@ -202,12 +221,13 @@ static int init(const shmemx_init_attr_t *attr)
 		goto failed;
 	sc.heap_size = heap;
 	sc.debug = (int)debug;
-	sc.me = sc.launch.rank;
-	sc.npes = sc.launch.size;
 
 	if (bootstrap ? sc_boot_open_external(&sc.boot, bootstrap, sc.timeout) :
-			sc_boot_open(&sc.boot, &sc.launch, sc.timeout))
+			open_launched(&sc.boot, &sc.launch, sc.timeout))
 		goto failed;
+	/* a PMIx server tells rank and size only once it is open */
+	sc.me = sc.boot.rank;
+	sc.npes = sc.boot.size;
 	if (sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		goto close_boot;
 	sc.cpus_shared = sc.node.local_size > sysconf(_SC_NPROCESSORS_ONLN);
@@ -247,10 +267,10 @@ static int init(const shmemx_init_attr_t *attr)
 		goto teardown_net;
 	sc.initialized = 1;
 	if (!sc.me)
-		sc_info("%d PEs on %d node%s started by %s, %s back end%s, %zu-byte heap per PE, rendezvous %s",
+		sc_info("%d PEs on %d node%s started by %s, %s back end%s, %zu-byte heap per PE, bootstrap %s (%s)",
 			sc.npes, sc.node.nodes, sc.node.nodes == 1 ? "" : "s", sc.launch.launcher,
 			sc_mem_name(kind), sc.net.active ? " and RDMA" : "", sc.heap_size,
-			sc.boot.where);
+			sc.boot.kind, sc.boot.where);
 	if (!sc.me)
 		sc_info("the last-level cache for the collectives' streaming rule: %s",
 			sc.coll.cache_note);

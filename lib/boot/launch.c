@@ -193,13 +193,36 @@ void sc_launch_tell_exit(const struct sc_launch *l, int status)
 		       l->rank, status, strerror(errno));
 }
 
-int sc_launch_detect(struct sc_launch *l)
+static int started_by_pmix(void)
+{
+	return sc_env_string("PMIX_RANK") && sc_env_string("PMIX_NAMESPACE");
+}
+
+static int detect(struct sc_launch *l, int pmix_usable)
 {
 	const char *bootstrap = sc_env_string("SHMEMCOMM_BOOTSTRAP");
+	int force_pmix = bootstrap && !strcmp(bootstrap, "pmix");
+	int force_tcp = bootstrap && !strcmp(bootstrap, "tcp");
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	l->control_fd = -1;
+	if (force_tcp || force_pmix)
+		bootstrap = NULL;	/* a choice, not an address */
+	if (force_pmix && !started_by_pmix()) {
+		sc_error("SHMEMCOMM_BOOTSTRAP=pmix, but no PMIx server started this process (PMIX_RANK or PMIX_NAMESPACE is unset): start it with srun --mpi=pmix or mpirun, or unset SHMEMCOMM_BOOTSTRAP");
+		return -ENOTCONN;
+	}
+	if (force_pmix || (pmix_usable && !force_tcp && !sc_env_string("SHMEMCOMM_RANK") &&
+			   !(sc_env_string("RANK") && sc_env_string("WORLD_SIZE")) &&
+			   started_by_pmix())) {
+		/* rank, size and job come from the server, at sc_boot_open */
+		l->launcher = sc_env_string("OMPI_COMM_WORLD_RANK") ? "mpirun through PMIx" :
+			      sc_env_string("SLURM_PROCID") ? "srun through PMIx" : "a PMIx server";
+		l->kind = SC_BOOT_PMIX;
+		snprintf(l->job, sizeof(l->job), "pmix-%s", sc_env_string("PMIX_NAMESPACE"));
+		return 0;
+	}
 	if (sc_env_string("SHMEMCOMM_RANK")) {
 		l->launcher = "shmemrun";
 		l->control_fd = control_pipe();
@@ -227,4 +250,14 @@ int sc_launch_detect(struct sc_launch *l)
 	if (!err && bootstrap)
 		err = parse_host_port("SHMEMCOMM_BOOTSTRAP", bootstrap, l);
 	return err;
+}
+
+int sc_launch_detect(struct sc_launch *l)
+{
+	return detect(l, 1);
+}
+
+int sc_launch_detect_tcp(struct sc_launch *l)
+{
+	return detect(l, 0);
 }

@@ -1,13 +1,24 @@
 /*
- * Who am I in which job: read from whichever launcher started the process.
- * The launchers, first match wins:
+ * Who am I in which job, and how the job's processes meet: read from
+ * whichever launcher started the process. The launchers, first match wins:
  *   shmemrun  SHMEMCOMM_RANK, SHMEMCOMM_SIZE, SHMEMCOMM_BOOTSTRAP, SHMEMCOMM_JOB
  *   torchrun  RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+ *   PMIx      PMIX_RANK and PMIX_NAMESPACE: a PMIx server started the
+ *             process (mpirun, srun --mpi=pmix); rank and size come from
+ *             the server at sc_boot_open, and the PEs meet through it
  *   mpirun    OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE
  *   srun      SLURM_PROCID, SLURM_NTASKS, SLURM_STEP_NODELIST, SLURM_JOB_ID
  *   none      a single PE
- * SHMEMCOMM_BOOTSTRAP=host:port, when set, names rank 0's rendezvous for any
- * launcher. shmemrun also passes SHMEMCOMM_LAUNCHER_FD, a pipe on which
+ * torchrun comes before PMIx because it may run under srun, and its children
+ * inherit the PMIx variables of the one task that started them.
+ * Every launcher but PMIx meets through rank 0's TCP rendezvous.
+ *
+ * SHMEMCOMM_BOOTSTRAP chooses instead of the order above:
+ *   pmix       PMIx, or an error if no PMIx server started the process
+ *   tcp        the TCP rendezvous, with rank and size from the launcher's
+ *              variables, even where a PMIx server is there
+ *   host:port  the TCP rendezvous at that address, for any launcher
+ * shmemrun also passes SHMEMCOMM_LAUNCHER_FD, a pipe on which
  * shmem_global_exit tells it the job's status (sc_launch_tell_exit).
  */
 #ifndef SHMEMCOMM_BOOT_LAUNCH_H
@@ -15,8 +26,11 @@
 
 #define SC_MAX_PES 4096
 
+enum sc_boot_kind { SC_BOOT_TCP, SC_BOOT_PMIX };
+
 struct sc_launch {
-	const char *launcher;	/* "shmemrun", "torchrun", "mpirun", "srun", "none" */
+	const char *launcher;	/* "shmemrun", "torchrun", "mpirun through PMIx", ... */
+	enum sc_boot_kind kind;	/* PMIx: rank and size are known only once it is open */
 	int rank;
 	int size;
 	char host[256];		/* where rank 0 listens */
@@ -25,8 +39,17 @@ struct sc_launch {
 	int control_fd;		/* shmemrun's pipe, or -1 */
 };
 
-/* 0, or -EINVAL after logging which variable is wrong and why. */
+/*
+ * 0, or -EINVAL after logging which variable is wrong and why (-ENOTCONN:
+ * PMIx asked for, and no server).
+ */
 int sc_launch_detect(struct sc_launch *launch);
+/*
+ * As sc_launch_detect, with PMIx out of the order (unless
+ * SHMEMCOMM_BOOTSTRAP=pmix asks for it): for a process that a PMIx server
+ * started where this build cannot load the PMIx plugin.
+ */
+int sc_launch_detect_tcp(struct sc_launch *launch);
 
 /*
  * shmem_global_exit(@status): tells the launcher, when it gave a pipe, so

@@ -5,7 +5,7 @@
 #ifndef SHMEMCOMM_BOOT_NODE_H
 #define SHMEMCOMM_BOOT_NODE_H
 
-#include "boot/rendezvous.h"
+#include "boot/bootstrap.h"
 
 struct sc_node {
 	int local_rank;		/* my index among the PEs of my node */

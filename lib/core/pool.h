@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "boot/node.h"
-#include "boot/rendezvous.h"
+#include "boot/bootstrap.h"
 #include "mem/mem.h"
 
 /*

@@ -11,7 +11,7 @@
 
 #include "boot/launch.h"
 #include "boot/node.h"
-#include "boot/rendezvous.h"
+#include "boot/bootstrap.h"
 #include "core/segment.h"
 #include "heap/heap.h"
 #include "mem/mem.h"

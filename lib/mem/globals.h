@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "boot/node.h"
-#include "boot/rendezvous.h"
+#include "boot/bootstrap.h"
 #include "mem/kmod.h"
 
 struct sc_globals {

@@ -46,7 +46,7 @@
 #include <infiniband/verbs.h>
 
 #include "boot/node.h"
-#include "boot/rendezvous.h"
+#include "boot/bootstrap.h"
 
 #define SC_NET_SQ_DEPTH 128	/* work requests in flight per QP */
 #define SC_NET_INLINE 64	/* bytes of a put carried in the work request itself */

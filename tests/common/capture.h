@@ -37,10 +37,12 @@ static inline const char *capture_end(struct capture *c)
 	return c->text;
 }
 
+/* @text is evaluated once: it may be capture_end(), which may run only once */
 #define CHECK_CONTAINS(text, part)                                          \
 	do {                                                                \
-		if (!strstr((text), (part)))                                \
-			FAIL("'%s' does not contain '%s'", (text), (part)); \
+		const char *checked_text_ = (text);                         \
+		if (!strstr(checked_text_, (part)))                         \
+			FAIL("'%s' does not contain '%s'", checked_text_, (part)); \
 	} while (0)
 
 #endif

@@ -4,6 +4,8 @@
  *                  it), then PE 1 fails
  *   linger exit S  PE 1 calls shmem_global_exit(S) while PE 0 waits in a
  *                  barrier and the others sleep outside the library
+ *   linger fatal   PE 1 puts to a PE that does not exist (a fatal error)
+ *                  while the others sleep outside the library
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "mp.h"
 
 static volatile sig_atomic_t got;
+static long target;
 
 static void on_usr1(int sig)
 {
@@ -48,6 +51,12 @@ int main(int argc, char **argv)
 			shmem_global_exit(atoi(argv[2]));
 		if (shmem_my_pe() == 0)
 			shmem_barrier_all();	/* PE 1 never comes */
+		for (;;)
+			pause();
+	} else if (!strcmp(mode, "fatal")) {
+		shmem_barrier_all();
+		if (shmem_my_pe() == 1)
+			shmem_long_p(&target, 1, shmem_n_pes());
 		for (;;)
 			pause();
 	}

@@ -9,7 +9,7 @@ static const char *const all_vars[] = {
 	"WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "OMPI_COMM_WORLD_RANK",
 	"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_MCA_ess_base_jobid",
 	"SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NODELIST", "SLURM_NODELIST", "SLURM_JOB_ID",
-	"SLURM_STEP_ID",
+	"SLURM_STEP_ID", "PMIX_RANK", "PMIX_NAMESPACE",
 };
 
 static void clear(void)
@@ -131,6 +131,56 @@ static void srun(void)
 	CHECK_ERR(sc_slurm_first_host("", host, sizeof(host)), EINVAL);
 }
 
+/* A PMIx server's variables: PMIx, unless torchrun or shmemrun started the process, or tcp is asked */
+static void pmix(void)
+{
+	struct sc_launch l;
+	struct capture cap;
+
+	clear();
+	setenv("PMIX_RANK", "1", 1);
+	setenv("PMIX_NAMESPACE", "slurm.pmix.7.0", 1);
+	setenv("SLURM_PROCID", "1", 1);
+	setenv("SLURM_NTASKS", "2", 1);
+	setenv("SLURM_STEP_NODELIST", "node1", 1);
+	CHECK_OK(sc_launch_detect(&l));
+	CHECK_EQ(l.kind, SC_BOOT_PMIX);
+	CHECK(!strcmp(l.launcher, "srun through PMIx"));
+	CHECK(!strcmp(l.job, "pmix-slurm.pmix.7.0"));
+
+	/* the plugin missing: the launcher's own variables */
+	CHECK_OK(sc_launch_detect_tcp(&l));
+	CHECK_EQ(l.kind, SC_BOOT_TCP);
+	CHECK(!strcmp(l.launcher, "srun"));
+	CHECK_EQ(l.rank, 1);
+
+	setenv("SHMEMCOMM_BOOTSTRAP", "tcp", 1);
+	CHECK_OK(sc_launch_detect(&l));
+	CHECK_EQ(l.kind, SC_BOOT_TCP);
+	CHECK(!strcmp(l.host, "node1"));
+
+	/* torchrun under srun: its children inherit one task's PMIx rank */
+	unsetenv("SHMEMCOMM_BOOTSTRAP");
+	setenv("RANK", "5", 1);
+	setenv("WORLD_SIZE", "8", 1);
+	setenv("MASTER_ADDR", "node1", 1);
+	setenv("MASTER_PORT", "29500", 1);
+	CHECK_OK(sc_launch_detect(&l));
+	CHECK(!strcmp(l.launcher, "torchrun"));
+	CHECK_EQ(l.rank, 5);
+	/* unless PMIx is asked for */
+	setenv("SHMEMCOMM_BOOTSTRAP", "pmix", 1);
+	CHECK_OK(sc_launch_detect(&l));
+	CHECK_EQ(l.kind, SC_BOOT_PMIX);
+
+	clear();
+	setenv("SHMEMCOMM_BOOTSTRAP", "pmix", 1);
+	capture_start(&cap);
+	CHECK_ERR(sc_launch_detect(&l), ENOTCONN);
+	CHECK_CONTAINS(capture_end(&cap), "SHMEMCOMM_BOOTSTRAP=pmix, but no PMIx server started this process");
+	unsetenv("SHMEMCOMM_BOOTSTRAP");
+}
+
 int main(void)
 {
 	none();
@@ -138,5 +188,6 @@ int main(void)
 	torchrun();
 	mpirun();
 	srun();
+	pmix();
 	return 0;
 }
