@@ -37,7 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PES 4096
+/* the library's own limit (SC_PE_LIMIT): what its locks' tickets can count */
+#define MAX_PES ((1 << 24) - 1)
 #define GRACE_SECONDS 2.0
 #define GLOBAL_EXIT_SECONDS 0.1	/* for PEs in a wait to see the stop word and exit */
 

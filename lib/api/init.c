@@ -93,10 +93,10 @@ static int apply_attributes(const shmemx_init_attr_t *attr, uint64_t *heap,
 	if (attr->bootstrap) {
 		const shmemx_bootstrap_t *b = attr->bootstrap;
 
-		if (!b->allgather || b->size < 1 || b->size > SC_MAX_PES || b->rank < 0 ||
+		if (!b->allgather || b->size < 1 || b->size > SC_PE_LIMIT || b->rank < 0 ||
 		    b->rank >= b->size) {
 			sc_error("shmemx_init_attr: the bootstrap's rank %d of size %d (1..%d PEs) or its allgather (%s) is not usable",
-				 b->rank, b->size, SC_MAX_PES, b->allgather ? "set" : "NULL");
+				 b->rank, b->size, SC_PE_LIMIT, b->allgather ? "set" : "NULL");
 			return -1;
 		}
 	}
@@ -228,11 +228,12 @@ static int init(const shmemx_init_attr_t *attr)
 	/* a PMIx server tells rank and size only once it is open */
 	sc.me = sc.boot.rank;
 	sc.npes = sc.boot.size;
+	sc.internal_size = sc_internal_size(sc.npes);
 	if (sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		goto close_boot;
 	sc.cpus_shared = sc.node.local_size > sysconf(_SC_NPROCESSORS_ONLN);
 	if (sc_wait_init(sc.cpus_shared) ||
-	    sc_mem_setup(&sc.mem, kind, SC_INTERNAL_SIZE + sc.heap_size, SC_INTERNAL_SIZE,
+	    sc_mem_setup(&sc.mem, kind, sc.internal_size + sc.heap_size, sc.internal_size,
 			 &provider, &sc.boot, &sc.node))
 		goto free_node;
 	if (sc_heap_init(&sc.heap, sc.heap_size))
@@ -251,7 +252,7 @@ static int init(const shmemx_init_attr_t *attr)
 			.globals = sc.mem.globals.start, .globals_size = sc.mem.globals.size,
 			.dmabuf_fd = sc_mem_dmabuf(&sc.mem, sc.me),
 			.device_memory = sc.mem.provider.alloc_dmabuf != NULL,
-			.amo_mail = sc_internal_offset(mine->amo_mail),
+			.amo_mail = sc_amo_mail_offset(sc.npes),
 		};
 		int err;
 

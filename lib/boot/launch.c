@@ -56,8 +56,8 @@ static int read_rank_size(struct sc_launch *l, const char *rank_var,
 {
 	long rank, size;
 
-	if (sc_env_long(size_var, 1, 1, SC_MAX_PES, &size) ||
-	    sc_env_long(rank_var, 0, 0, SC_MAX_PES - 1, &rank))
+	if (sc_env_long(size_var, 1, 1, SC_PE_LIMIT, &size) ||
+	    sc_env_long(rank_var, 0, 0, SC_PE_LIMIT - 1, &rank))
 		return -EINVAL;
 	if (rank >= size) {
 		sc_error("%s=%ld is not below %s=%ld", rank_var, rank, size_var, size);
@@ -126,7 +126,7 @@ static int detect_mpirun(struct sc_launch *l)
 
 	l->launcher = "mpirun";
 	if (read_rank_size(l, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE") ||
-	    sc_env_long("OMPI_COMM_WORLD_LOCAL_SIZE", l->size, 1, SC_MAX_PES, &local_size))
+	    sc_env_long("OMPI_COMM_WORLD_LOCAL_SIZE", l->size, 1, SC_PE_LIMIT, &local_size))
 		return -EINVAL;
 	/* no host is known for rank 0 across hosts, unless the user names it */
 	if (local_size != l->size && !sc_env_string("SHMEMCOMM_BOOTSTRAP")) {

@@ -24,7 +24,12 @@
 #ifndef SHMEMCOMM_BOOT_LAUNCH_H
 #define SHMEMCOMM_BOOT_LAUNCH_H
 
-#define SC_MAX_PES 4096
+/*
+ * The largest job: per-PE state is sized from the job, and this is what
+ * the data structures can count, not a memory budget. The distributed
+ * locks' 24-bit tickets bound it (that many PEs may wait on one lock at once).
+ */
+#define SC_PE_LIMIT ((1 << 24) - 1)
 
 enum sc_boot_kind { SC_BOOT_TCP, SC_BOOT_PMIX };
 

@@ -91,9 +91,11 @@ void sc_coll_collect_here(const struct sc_coll_members *g, void *dest, const voi
 			  size_t bytes, const char *what)
 {
 	struct sc_internal *mine = sc_internal_of(sc.me);
-	size_t counts[SC_MAX_PES], total = 0, offset = 0;
 	int size = members_size(g);
+	size_t *counts = malloc(sizeof(size_t) * (size_t)size), total = 0, offset = 0;
 
+	if (!counts)
+		sc_fatal(1, "PE %d: %s: no memory for %d counts", sc.me, what, size);
 	sc_symmetric_require(source, bytes, what);
 	atomic_store(&mine->collect_count, bytes);
 	members_sync(g, what);
@@ -111,6 +113,7 @@ void sc_coll_collect_here(const struct sc_coll_members *g, void *dest, const voi
 				    sc_symmetric_offset(source, counts[m], pe, what), counts[m], 1);
 		offset += counts[m];
 	}
+	free(counts);
 	sc_peer_quiet();
 	members_sync(g, what);
 }

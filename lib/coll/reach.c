@@ -4,6 +4,7 @@
  * sync of its own per step, run a round at a time.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coll/reach.h"
 #include "core/peer.h"
@@ -30,13 +31,18 @@ static int all_reached(const struct shmemx_request *r)
 static void missing_members(void *ctx, char *out, unsigned long len, const char **did)
 {
 	const struct shmemx_request *waiting = ctx;
-	int missing[SC_MAX_PES], n = 0;
+	int *missing = malloc(sizeof(int) * (size_t)waiting->a.team->size), n = 0;
 
 	(void)did;
+	if (!missing) {
+		snprintf(out, len, "(no memory to list them)");
+		return;
+	}
 	for (int m = 0; m < waiting->a.team->size; m++)
 		if (atomic_load(&sc_coll_slot_of(waiting, m)->step) < waiting->target)
 			missing[n++] = sc_team_world_pe(waiting->a.team, m);
 	sc_format_ranks(missing, n, out, len);
+	free(missing);
 }
 
 /* Across nodes, who is behind the current step, and who owes it a round (step_across). */

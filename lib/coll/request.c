@@ -5,6 +5,7 @@
  * direct.c's; the steps ring.c's, hier.c's and chain.c's.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coll/agree.h"
 #include "coll/chain.h"
@@ -29,7 +30,7 @@ enum {
 void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long len)
 {
 	const struct sc_team *t = r->a.team;
-	int late[SC_MAX_PES] = { 0 }, n;
+	int *late, n;
 	char pes[400];
 
 	if (r->done) {
@@ -47,9 +48,16 @@ void sc_coll_describe(const struct shmemx_request *r, char *out, unsigned long l
 			 r->a.what, t->size, *pes ? pes : "(none behind: a transfer is under way)");
 		return;
 	}
+	late = calloc((size_t)t->size, sizeof(int));
+	if (!late) {
+		snprintf(out, len, "%s on a team of %d waits (no memory to say for whom)", r->a.what,
+			 t->size);
+		return;
+	}
 	n = r->pc == PC_TINY_REDUCE ? sc_coll_tiny_late(&r->a, r->tiny_call, late) :
 				      sc_coll_behind_on_node(r, late);
 	sc_format_ranks(late, n, pes, sizeof(pes));
+	free(late);
 	if (n)
 		snprintf(out, len, "%s on a team of %d waits for PE%s %s, which %s not arrived",
 			 r->a.what, t->size, n > 1 ? "s" : "", pes, n > 1 ? "have" : "has");

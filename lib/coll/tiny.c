@@ -31,6 +31,8 @@
  * supported), so the misses are inferred from the exchange's time, and the
  * instructions come from callgrind.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/tiny.h"
@@ -129,10 +131,15 @@ int sc_coll_tiny_late(const struct sc_coll_args *a, uint64_t call, int *late)
 static void members_missing(void *ctx, char *out, unsigned long len, const char **did)
 {
 	const struct tiny_wait *w = ctx;
-	int late[SC_MAX_PES];
+	int *late = malloc(sizeof(int) * (size_t)w->a->team->size);
 
 	(void)did;
+	if (!late) {
+		snprintf(out, len, "(no memory to list them)");
+		return;
+	}
 	sc_format_ranks(late, sc_coll_tiny_late(w->a, w->call, late), out, len);
+	free(late);
 }
 
 static void wait_for_line(const struct sc_coll_args *a, int m, const struct sc_tiny_line *line,

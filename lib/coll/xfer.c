@@ -73,10 +73,10 @@ static void pair_missing(void *ctx, char *out, unsigned long len, const char **d
 	struct pair_wait *pair_waiting = ctx;
 	const struct sc_team *t = pair_waiting->team;
 	uint64_t offset = sc_internal_offset(&sc_internal_of(sc.me)->coll_pair_done[t->slot]);
-	int lost[SC_MAX_PES], n = 0;
+	int *lost = malloc(sizeof(int) * (size_t)t->size), n = 0;
 	uint64_t theirs = 0;
 
-	for (int m = 0; m < t->size; m++) {
+	for (int m = 0; lost && m < t->size; m++) {
 		int pe = sc_team_world_pe(t, m);
 
 		if (sc_peer_probe(pe, offset, &theirs))
@@ -86,8 +86,10 @@ static void pair_missing(void *ctx, char *out, unsigned long len, const char **d
 		sc_format_ranks(lost, n, out, len);
 		sc_peer_name_lost(lost, n, pair_waiting->did, sizeof(pair_waiting->did));
 		*did = pair_waiting->did;
+		free(lost);
 		return;
 	}
+	free(lost);
 	sc_peer_probe(pair_waiting->partner, offset, &theirs);
 	sc_format_ranks(&pair_waiting->partner, 1, out, len);
 	*did = pair_waiting->did;

@@ -144,7 +144,7 @@ uint64_t sc_symmetric_offset(const void *addr, size_t len, int pe, const char *f
 
 	sc_check_pe(pe, function);
 	if (__builtin_expect(sc_heap_contains(addr, len), 1))
-		return SC_INTERNAL_SIZE + (uint64_t)((const char *)addr - sc_heap_base(sc.me));
+		return sc.internal_size + (uint64_t)((const char *)addr - sc_heap_base(sc.me));
 	if (sc_globals_contain(g, addr, len))
 		return sc.mem.size + (uint64_t)((const char *)addr - g->start);
 	explain_not_symmetric(addr, len, function);

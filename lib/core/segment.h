@@ -1,8 +1,9 @@
 /*
  * The layout of every PE's segment: the internal area (sync lines, the
- * collectives' slots and buffers, the stop word, the NIC's mailboxes),
- * then the user's symmetric heap at SC_INTERNAL_SIZE. Every PE finds every
- * other PE's fields at the same offsets.
+ * collectives' slots and buffers, the stop word), its per-PE tail (a line
+ * of state for each PE of the job: the active-set signals, the NIC's
+ * atomics mailboxes), then the user's symmetric heap at sc_internal_size().
+ * Every PE finds every other PE's fields at the same offsets.
  */
 #ifndef SHMEMCOMM_CORE_SEGMENT_H
 #define SHMEMCOMM_CORE_SEGMENT_H
@@ -10,15 +11,16 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "boot/launch.h"
+#include <stddef.h>
+
 #include "net/net.h"
 #include "util/wait.h"
 
-#define SC_BARRIER_ROUNDS 16	/* log2(SC_MAX_PES) + margin */
+#define SC_BARRIER_ROUNDS 24	/* a dissemination's rounds: log2 of SC_PE_LIMIT */
 #define SC_MAX_TEAMS 64		/* sync slots, one per live team; a bit each in a mask */
 #define SC_SLOT_WORLD 0
 #define SC_SLOT_SHARED 1
-#define SC_INTERNAL_SIZE (16u << 20)
+#define SC_INTERNAL_ALIGN (2u << 20)	/* the heap starts on a huge page */
 #define SC_COLL_SMALL_MAX (16u << 10)	/* the largest one-shot allreduce, bytes */
 #define SC_COLL_STAGE_MAX (1u << 20)	/* one staging buffer, bytes */
 #define SC_COLL_PAIR_MAX (64u << 10)	/* a team's partials and results of one pairwise chunk */
@@ -96,15 +98,8 @@ struct sc_internal {
 	_Atomic uint64_t free_slots;
 	/* this PE's element count, offered to its team in shmem_collect */
 	_Atomic uint64_t collect_count;
-	/*
-	 * the active-set syncs (deprecated collectives): how many times each PE
-	 * has signalled this one, written by that PE only
-	 */
-	_Atomic uint64_t active_set_signals[SC_MAX_PES];
 	struct sc_abort abort;		/* the job's stop word (util/wait.h) */
 	struct sc_coll_slot coll[SC_MAX_TEAMS] __attribute__((aligned(64)));
-	/* atomics by message (net/amo_mail.c): a mailbox per requesting PE */
-	struct sc_amo_mail amo_mail[SC_MAX_PES];
 	/* per team slot, by call parity: the smallest allreduce's inputs */
 	struct sc_tiny_line tiny[SC_MAX_TEAMS][2][SC_TINY_LINES];
 	/* per team slot, by call parity: one-shot inputs */
@@ -120,6 +115,30 @@ struct sc_internal {
 	char stage_out[2][SC_COLL_STAGE_MAX] __attribute__((aligned(4096)));
 };
 
-_Static_assert(sizeof(struct sc_internal) <= SC_INTERNAL_SIZE, "internal area too small");
+/*
+ * After struct sc_internal, sized by the job: for each PE, how many times
+ * it has signalled this one in the active-set syncs (deprecated
+ * collectives; written by that PE only), then for each PE its mailbox for
+ * atomics by message (net/amo_mail.c).
+ */
+static inline size_t sc_active_set_offset(void)
+{
+	return sizeof(struct sc_internal);
+}
+
+static inline size_t sc_amo_mail_offset(int npes)
+{
+	size_t end = sc_active_set_offset() + sizeof(uint64_t) * (size_t)npes;
+
+	return (end + 63) & ~(size_t)63;
+}
+
+/* The internal area of a job of @npes PEs, up to where the heap starts. */
+static inline size_t sc_internal_size(int npes)
+{
+	size_t end = sc_amo_mail_offset(npes) + sizeof(struct sc_amo_mail) * (size_t)npes;
+
+	return (end + SC_INTERNAL_ALIGN - 1) & ~(size_t)(SC_INTERNAL_ALIGN - 1);
+}
 
 #endif

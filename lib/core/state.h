@@ -59,6 +59,7 @@ struct sc_state {
 	int cpus_shared;	/* this node runs more PEs than it has CPUs */
 	double timeout;		/* SHMEMCOMM_TIMEOUT */
 	size_t heap_size;	/* SHMEM_SYMMETRIC_SIZE */
+	size_t internal_size;	/* the segment's bytes before the heap: sc_internal_size(npes) */
 	uint64_t free_slots;	/* this PE's unused team slots, a bit each */
 	unsigned long allocations;	/* calls to the allocator, for SHMEMCOMM_DEBUG */
 	struct sc_coll_tuning {
@@ -120,7 +121,13 @@ static inline uint64_t sc_internal_offset(const void *field)
 
 static inline char *sc_heap_base(int pe)
 {
-	return (char *)sc.mem.base[pe] + SC_INTERNAL_SIZE;
+	return (char *)sc.mem.base[pe] + sc.internal_size;
+}
+
+/* How many times PE @from has signalled PE @pe in the active-set syncs. */
+static inline _Atomic uint64_t *sc_active_set_signal(int pe, int from)
+{
+	return (_Atomic uint64_t *)((char *)sc.mem.base[pe] + sc_active_set_offset()) + from;
 }
 
 /* Whether [addr, addr + len) lies in this PE's symmetric heap. */

@@ -59,16 +59,17 @@ static int reap(struct sc_net *net)
 void sc_net_name_lost(const struct sc_net *net, const int *pes, int n, char *did,
 		      unsigned long len)
 {
-	int mates[SC_MAX_PES], m = 0;
+	int *mates = malloc(sizeof(int) * (size_t)net->npes), m = 0;
 	char list[512];
 
-	for (int pe = 0; pe < net->npes; pe++)
+	for (int pe = 0; mates && pe < net->npes; pe++)
 		for (int i = 0; i < n; i++)
 			if (net->node_of[pe] == net->node_of[pes[i]]) {
 				mates[m++] = pe;
 				break;
 			}
 	sc_format_ranks(mates, m, list, sizeof(list));
+	free(mates);
 	snprintf(did, len,
 		 "never answered; their node(s) run PEs %s: lost, or the link to them is down",
 		 list);
@@ -96,13 +97,14 @@ static void unanswered_peers(void *ctx, char *out, unsigned long len, const char
 {
 	static char lost_nodes[600];
 	const struct sc_net *net = ctx;
-	int pes[SC_MAX_PES], n = 0;
+	int *pes = malloc(sizeof(int) * (size_t)net->npes), n = 0;
 
-	for (int pe = 0; pe < net->npes; pe++)
+	for (int pe = 0; pes && pe < net->npes; pe++)
 		if (net->peers[pe].outstanding)
 			pes[n++] = pe;
 	sc_format_ranks(pes, n, out, len);
 	sc_net_name_lost(net, pes, n, lost_nodes, sizeof(lost_nodes));
+	free(pes);
 	*did = lost_nodes;
 }
 

@@ -30,7 +30,17 @@
 #define TICKET_MASK 0xffffffu
 #define HOLDER_MASK 0xffffu
 
-_Static_assert(SC_MAX_PES < HOLDER_MASK, "a holder fits its field");
+/*
+ * A PE's mark in the holder field: PE + 1, or HOLDER_MASK for every PE from
+ * 65534 up (the field only names the holder in messages and catches a
+ * clear by a PE that does not hold the lock; up there it names a range)
+ */
+static uint64_t holder_mark(int pe)
+{
+	return pe < (int)HOLDER_MASK - 1 ? (uint64_t)pe + 1 : HOLDER_MASK;
+}
+
+_Static_assert(SC_PE_LIMIT < (1 << 24), "every PE of a job may wait for one lock: a ticket each");
 
 static uint32_t next_ticket(uint64_t word)
 {
@@ -42,17 +52,26 @@ static uint32_t serving(uint64_t word)
 	return (uint32_t)(word >> SERVING_SHIFT) & TICKET_MASK;
 }
 
-/* PE + 1, or 0 */
+/* holder_mark of the PE that holds it, or 0 */
 static int holder(uint64_t word)
 {
 	return (int)(word & HOLDER_MASK);
+}
+
+/* The holder, for messages */
+static void name_holder(uint64_t word, char *out, size_t len)
+{
+	if (holder(word) == HOLDER_MASK)
+		snprintf(out, len, "%u or above", HOLDER_MASK - 1);
+	else
+		snprintf(out, len, "%d", holder(word) - 1);
 }
 
 /* @word with @ticket served, by @pe (-1: nobody) */
 static uint64_t with_low(uint64_t word, uint32_t ticket, int pe)
 {
 	return (word & ~(((uint64_t)1 << NEXT_SHIFT) - 1)) |
-	       (uint64_t)(ticket & TICKET_MASK) << SERVING_SHIFT | (uint64_t)(pe + 1);
+	       (uint64_t)(ticket & TICKET_MASK) << SERVING_SHIFT | (pe < 0 ? 0 : holder_mark(pe));
 }
 
 /* The lock's word on PE 0, after checking that it can be one. */
@@ -80,7 +99,10 @@ static void lock_state(void *ctx, char *out, unsigned long len, const char **did
 	struct lock_wait *w = ctx;
 	uint64_t now = shmem_uint64_atomic_fetch(w->word, LOCK_HOME);
 
-	snprintf(out, len, "%d", holder(now) ? holder(now) - 1 : LOCK_HOME);
+	if (holder(now))
+		name_holder(now, out, len);
+	else
+		snprintf(out, len, "%d", LOCK_HOME);
 	snprintf(said, sizeof(said), "%s the lock at %p (ticket %u served, this PE's %u, %u handed out)",
 		 holder(now) ? "holds and has not released" : "(the home PE) has served nobody for",
 		 (void *)w->word, serving(now), w->ticket, next_ticket(now));
@@ -140,10 +162,13 @@ void shmem_clear_lock(long *lock)
 	shmem_quiet();
 	now = shmem_uint64_atomic_fetch(word, LOCK_HOME);
 	for (;;) {
-		if (holder(now) != sc.me + 1) {
+		if ((uint64_t)holder(now) != holder_mark(sc.me)) {
+			char who[32];
+
+			name_holder(now, who, sizeof(who));
 			if (holder(now))
-				sc_fatal(1, "PE %d: shmem_clear_lock: the lock at %p is held by PE %d, not this PE",
-					 sc.me, (void *)lock, holder(now) - 1);
+				sc_fatal(1, "PE %d: shmem_clear_lock: the lock at %p is held by PE %s, not this PE",
+					 sc.me, (void *)lock, who);
 			sc_fatal(1, "PE %d: shmem_clear_lock: the lock at %p is not held", sc.me,
 				 (void *)lock);
 		}

@@ -10,6 +10,7 @@
  * ahead into the next sync safely. ceil(log2 n) rounds, no shared hot spot.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/peer.h"
@@ -23,9 +24,13 @@ void sc_members_behind(void *behind, char *out, unsigned long len, const char **
 {
 	const struct sc_behind *b = behind;
 	uint64_t offset = sc_internal_offset(b->entered);
-	int late[SC_MAX_PES], n = 0;
+	int *late = malloc(sizeof(int) * (size_t)b->team->size), n = 0;
 
 	(void)did;
+	if (!late) {
+		snprintf(out, len, "(no memory to list them)");
+		return;
+	}
 	for (int i = 0; i < b->team->size; i++) {
 		int pe = sc_team_world_pe(b->team, i);
 		uint64_t theirs;
@@ -34,6 +39,7 @@ void sc_members_behind(void *behind, char *out, unsigned long len, const char **
 			late[n++] = pe;
 	}
 	sc_format_ranks(late, n, out, len);
+	free(late);
 }
 
 /*
@@ -107,7 +113,6 @@ void sc_active_set_sync(const struct sc_active_set *set, const char *what)
 	 * of the symmetric globals, registered with the NIC and sized for it
 	 */
 	static uint64_t *sent_to, *heard_from;
-	struct sc_internal *mine = sc_internal_of(sc.me);
 
 	if (!sent_to) {
 		sent_to = calloc((size_t)sc.npes, sizeof(*sent_to));
@@ -123,12 +128,12 @@ void sc_active_set_sync(const struct sc_active_set *set, const char *what)
 		uint64_t expect = ++heard_from[from];
 		struct sc_wait wait;
 
-		sc_peer_store(to, sc_internal_offset(&mine->active_set_signals[sc.me]),
+		sc_peer_store(to, sc_internal_offset(sc_active_set_signal(sc.me, sc.me)),
 			      ++sent_to[to]);
 		sc_wait_begin(&wait, what, from, NULL, NULL);
 		if (sc_peer_view(from, 0))
 			sc_wait_rung(&wait);
-		while (atomic_load(&mine->active_set_signals[from]) < expect)
+		while (atomic_load(sc_active_set_signal(sc.me, from)) < expect)
 			sc_wait_step(&wait);
 		sc_wait_end(&wait);
 	}

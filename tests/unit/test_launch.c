@@ -131,6 +131,25 @@ static void srun(void)
 	CHECK_ERR(sc_slurm_first_host("", host, sizeof(host)), EINVAL);
 }
 
+/* No cap of 4096 PEs any more: a job is bounded by what the locks' tickets count */
+static void big_jobs(void)
+{
+	struct sc_launch l;
+	struct capture cap;
+
+	clear();
+	setenv("SLURM_PROCID", "99999", 1);
+	setenv("SLURM_NTASKS", "100000", 1);
+	setenv("SLURM_STEP_NODELIST", "n[0001-1000]", 1);
+	CHECK_OK(sc_launch_detect(&l));
+	CHECK_EQ(l.size, 100000);
+	CHECK_EQ(l.rank, 99999);
+	setenv("SLURM_NTASKS", "16777216", 1);
+	capture_start(&cap);
+	CHECK_ERR(sc_launch_detect(&l), EINVAL);
+	CHECK_CONTAINS(capture_end(&cap), "SLURM_NTASKS=16777216");
+}
+
 /* A PMIx server's variables: PMIx, unless torchrun or shmemrun started the process, or tcp is asked */
 static void pmix(void)
 {
@@ -189,5 +208,6 @@ int main(void)
 	mpirun();
 	srun();
 	pmix();
+	big_jobs();
 	return 0;
 }
