@@ -53,6 +53,8 @@ GUEST_LIBS_job_hold := -libverbs -lm
 # where pkg-config finds PMIx (libpmix-dev), beside the library.
 HAVE_PMIX := $(shell pkg-config --exists pmix 2>/dev/null && echo yes)
 PMIX_PLUGIN := $(BUILD)/libshmemcomm-pmix.so.0
+# scripts/bench-bootstrap's program: the bootstrap alone (its run path finds the PMIx plugin)
+BOOT_BENCH := $(BUILD)/tools/bench/bootstrap
 
 BIN := $(BUILD)/bin
 TOOLS := $(BIN)/shmemrun $(BIN)/oshrun $(BIN)/oshcc $(BIN)/shmemcomm-latency $(BIN)/shmemcomm-perf \
@@ -68,7 +70,11 @@ TORCH_EXT := $(TORCH_PKG)/_C.so
 
 .PHONY: all kmod kmod-mutant check run checkpatch clean install uninstall dkms-source torch
 all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(GUEST_PROVIDER) $(TOOLS) $(MP_TESTS) $(EXAMPLES) \
-	$(if $(HAVE_TORCH),torch) $(if $(HAVE_PMIX),$(PMIX_PLUGIN))
+	$(if $(HAVE_TORCH),torch) $(if $(HAVE_PMIX),$(PMIX_PLUGIN)) $(BOOT_BENCH)
+
+$(BOOT_BENCH): tools/bench/bootstrap.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) -Wl,-rpath,$(CURDIR)/$(BUILD) -libverbs -lm
 
 $(PMIX_PLUGIN): lib/boot/pmix/pmix.c lib/boot/plugin.h
 	@mkdir -p $(dir $@)

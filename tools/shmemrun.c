@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -272,6 +273,21 @@ int main(int argc, char **argv)
 	if (!npes || arg >= argc)
 		goto bad_usage;
 
+	{
+		/* two pipes a PE, beyond the usual soft limit of 1024 descriptors from 500 PEs */
+		rlim_t need = 2 * (rlim_t)npes + 64;
+		struct rlimit lim;
+
+		if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur < need) {
+			lim.rlim_cur = lim.rlim_max < need ? lim.rlim_max : need;
+			setrlimit(RLIMIT_NOFILE, &lim);
+			if (lim.rlim_cur < need) {
+				fprintf(stderr, "shmemrun: %d PEs need %lu file descriptors, and RLIMIT_NOFILE allows %lu: raise it (ulimit -n)\n",
+					npes, (unsigned long)need, (unsigned long)lim.rlim_max);
+				return 1;
+			}
+		}
+	}
 	port = free_port();
 	if (port < 0) {
 		fprintf(stderr, "shmemrun: cannot find a free loopback port: %s\n", strerror(errno));

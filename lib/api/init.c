@@ -37,11 +37,15 @@
 void shmem_global_exit(int status)
 {
 	sc_require_init("shmem_global_exit");
+	fflush(NULL);
+	/*
+	 * Under PMIx the resource manager ends every process, and the job has
+	 * @status: first, so that it hears of the abort before any PE of the
+	 * node leaves on the stop word, which it would take for a crash
+	 */
+	sc_boot_abort(&sc.boot, status, "shmem_global_exit");
 	sc_stop_all(status, 0);
 	sc_launch_tell_exit(&sc.launch, status);
-	fflush(NULL);
-	/* under PMIx the resource manager ends the other processes, and the job has @status */
-	sc_boot_abort(&sc.boot, status, "shmem_global_exit");
 	_exit(status);
 }
 

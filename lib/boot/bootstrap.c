@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/env.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/sha256.h"
 
@@ -19,8 +20,7 @@ static void reset(struct sc_boot *boot, int rank, int size, double timeout, cons
 	boot->size = size;
 	boot->timeout = timeout;
 	boot->kind = kind;
-	boot->tcp.listen_fd = -1;
-	boot->tcp.root_fd = -1;
+	sc_tree_init(&boot->tcp.tree, &boot->tcp.self);
 }
 
 /* dlopen of @path, with the loader's reason appended to @tried on failure */
@@ -92,15 +92,79 @@ static void job_name(struct sc_boot *boot, const char *nspace)
 		snprintf(boot->job + 5 + 2 * i, 3, "%02x", digest[i]);
 }
 
+/* what a rank publishes through PMIx for the ranks it serves in the tree */
+struct pmix_card {
+	struct sc_tree_addr addr;
+	char secret[65];	/* for their handshake: made by this rank, seen only by the job */
+};
+
+/*
+ * PMIx's part in the tree: each rank that serves others publishes where it
+ * listens and a secret of its own; each rank looks up only its parent's
+ * (PMIx_Get waits for it), so no fence and no rank's data reaches all.
+ */
+static int open_pmix_tree(struct sc_boot *boot)
+{
+	struct sc_tcp *tcp = &boot->tcp;
+	struct pmix_card mine = { 0 }, parent;
+	int children[SC_TREE_MAX_CHILDREN];
+	double deadline = sc_now() + boot->timeout;
+	int has_children = sc_tree_children(boot->rank, boot->size, children) > 0;
+	struct sc_secret parent_secret;
+	struct sc_gate gate;
+	char why[1024];
+	int err = 0;
+
+	tcp->self = (struct sc_wire_self){ .rank = boot->rank, .size = boot->size,
+					   .timeout = boot->timeout };
+	snprintf(tcp->self.where, sizeof(tcp->self.where), "%s", boot->where);
+	memcpy(tcp->self.job, boot->job, sizeof(tcp->self.job));
+	if (has_children) {
+		err = sc_secret_make(&tcp->secret, mine.secret, 32, "the PMIx bootstrap's own");
+		if (!err)
+			err = sc_gate_open(&gate, &tcp->self, &tcp->secret, 0);
+		if (err)
+			return err;
+		sc_tree_my_addr(&mine.addr, gate.port);
+		err = boot->plugin->publish("sc.tree", &mine, sizeof(mine), why, sizeof(why));
+		if (err)
+			sc_error("rank %d: %s", boot->rank, why);
+	}
+	if (!err && boot->rank) {
+		err = boot->plugin->lookup(sc_tree_parent(boot->rank), "sc.tree", &parent,
+					   sizeof(parent), why, sizeof(why));
+		if (err)
+			sc_error("rank %d: %s", boot->rank, why);
+		parent.secret[sizeof(parent.secret) - 1] = '\0';
+		sc_secret_of_text(&parent_secret, parent.secret, "the parent's, through PMIx");
+		if (!err)
+			err = sc_tree_dial_parent(&tcp->tree, &parent.addr, &parent_secret, deadline);
+	}
+	if (!err && has_children)
+		err = sc_tree_admit_children(&tcp->tree, &gate, deadline);
+	if (has_children)
+		sc_gate_close(&gate);
+	if (err)
+		sc_tree_close(&tcp->tree);
+	return err;
+}
+
 static int open_pmix(struct sc_boot *boot, struct sc_launch *launch, double timeout)
 {
 	const char *asked = sc_env_string("SHMEMCOMM_BOOTSTRAP");
 	int insisted = asked && !strcmp(asked, "pmix");
 	struct sc_boot_plugin_job job = { 0 };
+	const char *exchange;
 	char why[1024];
 	int err;
 
 	reset(boot, 0, 1, timeout, "pmix");
+	exchange = sc_env_string("SHMEMCOMM_PMIX_EXCHANGE");
+	if (exchange && strcmp(exchange, "tree") && strcmp(exchange, "fence")) {
+		sc_error("SHMEMCOMM_PMIX_EXCHANGE=%s is not tree or fence", exchange);
+		return -EINVAL;
+	}
+	boot->pmix_fence = exchange && !strcmp(exchange, "fence");
 	err = load_plugin(boot, why, sizeof(why));
 	if (err) {
 		if (insisted)
@@ -124,7 +188,12 @@ static int open_pmix(struct sc_boot *boot, struct sc_launch *launch, double time
 	snprintf(boot->where, sizeof(boot->where), "%s", job.server);
 	job_name(boot, job.job);
 	snprintf(launch->job, sizeof(launch->job), "%s", boot->job);
-	return 0;
+	if (boot->pmix_fence || boot->size == 1)
+		return 0;
+	err = open_pmix_tree(boot);
+	if (err)
+		sc_boot_close(boot);
+	return err;
 }
 
 int sc_boot_open(struct sc_boot *boot, struct sc_launch *launch, double timeout)
@@ -135,7 +204,7 @@ int sc_boot_open(struct sc_boot *boot, struct sc_launch *launch, double timeout)
 		return open_pmix(boot, launch, timeout);
 	reset(boot, launch->rank, launch->size, timeout, "tcp");
 	err = sc_tcp_open(&boot->tcp, launch, timeout);
-	snprintf(boot->where, sizeof(boot->where), "%s", boot->tcp.where);
+	snprintf(boot->where, sizeof(boot->where), "%s", boot->tcp.self.where);
 	memcpy(boot->job, launch->job, sizeof(boot->job));
 	return err;
 }
@@ -182,13 +251,13 @@ int sc_boot_allgather(struct sc_boot *boot, const void *mine, size_t len, void *
 				 err);
 		return err ? -EIO : 0;
 	}
-	if (boot->plugin) {
+	if (boot->plugin && boot->pmix_fence) {
 		err = boot->plugin->allgather(mine, len, all, why, sizeof(why));
 		if (err)
 			sc_error("rank %d: %s", boot->rank, why);
 		return err;
 	}
-	return sc_tcp_allgather(&boot->tcp, mine, len, all);
+	return sc_tree_allgather(&boot->tcp.tree, mine, len, all);
 }
 
 int sc_boot_barrier(struct sc_boot *boot)

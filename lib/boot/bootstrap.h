@@ -1,9 +1,14 @@
 /*
  * How the job's processes meet, at init and teardown only (allgathers of
  * small blobs, barriers), over one of:
- *   tcp       rank 0's rendezvous (boot/rendezvous.h)
+ *   tcp       rank 0's rendezvous (boot/rendezvous.h), then the tree
  *   pmix      the PMIx server that started the process, through the PMIx
- *             plugin (boot/plugin.h): its modex and fences
+ *             plugin (boot/plugin.h): each rank publishes where it listens
+ *             and finds its parent's, then the tree (boot/tree.h). With
+ *             SHMEMCOMM_PMIX_EXCHANGE=fence every allgather is PMIx's
+ *             modex instead (put, commit, a fence collecting data, a get
+ *             of every rank) and every barrier a fence: no TCP between the
+ *             ranks, for sites that allow none, at the server's speed
  *   external  the caller's own (shmemx_bootstrap_t)
  * sc_launch_detect chooses between the first two; shmemx_init_attr gives
  * the third.
@@ -33,7 +38,8 @@ struct sc_boot {
 	char job[64];		/* the job's name: the node's socket names include it */
 	const char *kind;	/* "tcp", "pmix" or "external", for messages */
 	int local_size;		/* the server's count of this node's ranks, or 0 */
-	struct sc_tcp tcp;
+	struct sc_tcp tcp;	/* the tree, from the TCP rendezvous or PMIx */
+	int pmix_fence;		/* SHMEMCOMM_PMIX_EXCHANGE=fence: PMIx's modex and fences */
 	const struct sc_boot_plugin *plugin;
 	void *plugin_object;	/* its dlopen handle */
 	const shmemx_bootstrap_t *external;	/* the caller's */
@@ -57,7 +63,7 @@ int sc_boot_allgather(struct sc_boot *boot, const void *mine, size_t len, void *
 int sc_boot_barrier(struct sc_boot *boot);
 /*
  * Asks the resource manager to end the whole job with @status, where there
- * is one (PMIx); returns only where there is none.
+ * is one (PMIx); the processes may be ended before it returns.
  */
 void sc_boot_abort(struct sc_boot *boot, int status, const char *message);
 void sc_boot_close(struct sc_boot *boot);

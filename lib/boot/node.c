@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/env.h"
+#include "util/host.h"
 
 struct node_card {
 	char key[128];
@@ -16,22 +17,12 @@ struct node_card {
 static void node_key(char *key, size_t len, int alone, int rank)
 {
 	const char *forced = sc_env_string("SHMEMCOMM_NODE_KEY");
-	char host[64] = "", boot_id[40] = "";
-	FILE *f;
 
 	if (forced) {
 		snprintf(key, len, "%s", forced);
 		return;
 	}
-	gethostname(host, sizeof(host) - 1);
-	f = fopen("/proc/sys/kernel/random/boot_id", "r");
-	if (f) {
-		if (!fgets(boot_id, sizeof(boot_id), f))
-			boot_id[0] = '\0';
-		fclose(f);
-	}
-	boot_id[strcspn(boot_id, "\n")] = '\0';
-	snprintf(key, len, "%s/%s", host, boot_id);
+	sc_host_key(key, len);
 	if (alone)
 		snprintf(key + strlen(key), len - strlen(key), "/pe%d", rank);
 }

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#define SC_BOOT_PLUGIN_ABI 1
+#define SC_BOOT_PLUGIN_ABI 2
 #define SC_BOOT_PLUGIN_SYMBOL "shmemcomm_boot_plugin"
 
 struct sc_boot_plugin_job {
@@ -39,6 +39,11 @@ struct sc_boot_plugin {
 	int (*init)(double timeout, struct sc_boot_plugin_job *job, char *why, size_t len);
 	/* every rank's @len bytes in rank order into @all; @len 0 is a barrier */
 	int (*allgather)(const void *mine, size_t len, void *all, char *why, size_t why_len);
+	/* makes @len bytes under @key visible to the job's other processes */
+	int (*publish)(const char *key, const void *data, size_t len, char *why, size_t why_len);
+	/* rank @rank's bytes under @key (exactly @len), waiting until it has published them */
+	int (*lookup)(int rank, const char *key, void *data, size_t len, char *why,
+		      size_t why_len);
 	/* asks the resource manager to end the whole job with @status */
 	void (*abort)(int status, const char *message);
 	void (*finalize)(void);

@@ -1,56 +1,27 @@
 /*
- * The TCP rendezvous: a star of connections to rank 0, for the launchers
- * that give no key-value exchange of their own (shmemrun, torchrun's
- * variables, mpirun's or srun's without PMIx). Every wait has a deadline
- * of SHMEMCOMM_TIMEOUT; when rank 0 gives up it tells every rank why,
- * naming the ranks that never arrived and the address in use.
- *
- * Only the job's processes get in. Rank 0 sends each connection a fresh
- * challenge; the process answers with its rank, the job's name and an
- * HMAC-SHA-256 of the challenge under the job's secret (boot/secret.h);
- * rank 0 answers with a proof of its own, so a rank never takes data from
- * a process that merely holds the port. A connection that does not prove
- * the secret within 5 s is closed and logged with its address; it never
- * stops the job. Many connections at once are served side by side, the
- * oldest dropped past SC_TCP_PENDING.
+ * The TCP bootstrap, for the launchers that give no key-value exchange of
+ * their own (shmemrun, torchrun's variables, mpirun's or srun's without
+ * PMIx): every rank proves the job's secret (boot/wire.h) at rank 0's
+ * rendezvous and says where its own gate listens; rank 0 answers each with
+ * its parent in the bootstrap's tree (boot/tree.h), keeps the connections
+ * of its own children, and closes the others once answered. Every wait has
+ * a deadline of SHMEMCOMM_TIMEOUT; when rank 0 gives up it tells every rank
+ * why, naming the ranks that never arrived and the address in use.
  */
 #ifndef SHMEMCOMM_BOOT_RENDEZVOUS_H
 #define SHMEMCOMM_BOOT_RENDEZVOUS_H
 
-#include <stddef.h>
-
 #include "boot/launch.h"
 #include "boot/secret.h"
-
-#define SC_TCP_PENDING 128	/* connections in their handshake at once */
-#define SC_TCP_HANDSHAKE 5.0	/* seconds a connection has to prove the secret */
-
-/* why rank 0 closed a connection: each kind is logged a few times, then counted */
-enum sc_tcp_refusal {
-	SC_TCP_PROTOCOL,	/* not our bytes */
-	SC_TCP_GONE,		/* closed in the handshake */
-	SC_TCP_SILENT,		/* nothing within SC_TCP_HANDSHAKE */
-	SC_TCP_CUT,		/* part of a hello within it */
-	SC_TCP_WRONG_PROOF,	/* a hello without the secret, or replayed */
-	SC_TCP_OTHER_JOB,
-	SC_TCP_FLOOD,		/* dropped past SC_TCP_PENDING */
-	SC_TCP_UNFINISHED,	/* still in its handshake once every rank had come */
-	SC_TCP_REFUSALS
-};
-
-extern const char *const sc_tcp_refusal_names[SC_TCP_REFUSALS];
+#include "boot/tree.h"
+#include "boot/wire.h"
 
 struct sc_tcp {
-	int rank;
-	int size;
-	double timeout;		/* seconds, per operation */
-	char where[300];	/* "host:port", for messages */
-	char job[64];
+	struct sc_wire_self self;
 	struct sc_secret secret;
-	int listen_fd;		/* rank 0 */
-	int *fds;		/* rank 0: its connection to each rank */
-	int root_fd;		/* the others: their connection to rank 0 */
-	int refused[SC_TCP_REFUSALS];	/* rank 0: connections refused, by kind */
+	struct sc_tree tree;
+	/* rank 0's rendezvous: how its refusals went, for tests */
+	int refused[SC_WIRE_REFUSALS];
 };
 
 /* 0, or a negative errno after a message naming the address and the ranks */

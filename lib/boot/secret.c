@@ -132,3 +132,21 @@ int sc_secret_find(struct sc_secret *secret)
 	}
 	return err;
 }
+
+int sc_secret_make(struct sc_secret *secret, char *text, size_t len, const char *source)
+{
+	uint8_t random[64];
+
+	if (len > sizeof(random) || getrandom(random, len, 0) != (ssize_t)len)
+		return -EIO;
+	for (size_t i = 0; i < len; i++)
+		snprintf(text + 2 * i, 3, "%02x", random[i]);
+	sc_secret_of_text(secret, text, source);
+	return 0;
+}
+
+void sc_secret_of_text(struct sc_secret *secret, const char *text, const char *source)
+{
+	key_of(secret, text, strlen(text));
+	snprintf(secret->source, sizeof(secret->source), "%s", source);
+}

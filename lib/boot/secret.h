@@ -30,5 +30,9 @@ struct sc_secret {
 
 /* 0, or a negative errno after saying what is wrong and what to do */
 int sc_secret_find(struct sc_secret *secret);
+/* A secret of @len random bytes, made here, as hex into @text (2 * len + 1 bytes) */
+int sc_secret_make(struct sc_secret *secret, char *text, size_t len, const char *source);
+/* The secret whose text is @text (from sc_secret_make elsewhere) */
+void sc_secret_of_text(struct sc_secret *secret, const char *text, const char *source);
 
 #endif

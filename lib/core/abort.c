@@ -28,9 +28,12 @@ void sc_stop_all(int status, int fatal)
 
 static void stop_on_error(int status)
 {
-	sc_stop_all(status, 1);
-	/* under PMIx the resource manager ends the whole job, PEs of every node */
+	/*
+	 * under PMIx the resource manager ends the whole job, PEs of every
+	 * node; first, as in shmem_global_exit
+	 */
 	sc_boot_abort(&sc.boot, status, "shmemcomm: a fatal error (the PE's message says which)");
+	sc_stop_all(status, 1);
 }
 
 void sc_abort_init(void)

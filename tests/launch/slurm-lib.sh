@@ -33,6 +33,8 @@ ReturnToService=2
 # more CPUs than the host has, so that jobs of 8 tasks fit as on a training
 # node; config_overrides keeps slurmd from draining the node for it
 SlurmdParameters=config_overrides
+# jobs of the 1,024 processes of the bootstrap test on one node
+MaxTasksPerNode=4096
 NodeName=$host CPUs=16 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF

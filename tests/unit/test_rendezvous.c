@@ -489,6 +489,35 @@ static void digests(void)
 	CHECK(!strcmp(hex, rfc4231_case2));
 }
 
+/* The bootstrap's binomial tree: parents, children, and each subtree a range */
+static void tree_shape(void)
+{
+	int children[SC_TREE_MAX_CHILDREN], n, covered[37] = { 0 };
+
+	CHECK_EQ(sc_tree_parent(1), 0);
+	CHECK_EQ(sc_tree_parent(6), 4);
+	CHECK_EQ(sc_tree_parent(12), 8);
+	n = sc_tree_children(0, 37, children);
+	CHECK_EQ(n, 6);	/* 1 2 4 8 16 32 */
+	CHECK_EQ(children[5], 32);
+	n = sc_tree_children(8, 37, children);
+	CHECK(n == 3 && children[0] == 9 && children[1] == 10 && children[2] == 12);
+	CHECK_EQ(sc_tree_children(32, 37, children), 3);	/* 33 34 36: 40 is past the end */
+	CHECK_EQ(sc_tree_end(32, 37), 37);
+	CHECK_EQ(sc_tree_end(0, 37), 37);
+	CHECK_EQ(sc_tree_children(7, 37, children), 0);
+	/* every rank is in exactly its parent's subtree range, and each child's range is in it */
+	for (int r = 1; r < 37; r++) {
+		int p = sc_tree_parent(r);
+
+		CHECK(r > p && r < sc_tree_end(p, 37));
+		CHECK(sc_tree_end(r, 37) <= sc_tree_end(p, 37));
+		covered[r]++;
+	}
+	for (int r = 1; r < 37; r++)
+		CHECK_EQ(covered[r], 1);
+}
+
 static void rank_lists(void)
 {
 	int some[] = { 1, 2, 3, 5, 7, 8 }, one[] = { 4 };
@@ -509,6 +538,7 @@ int main(void)
 	/* every rank of these tests, unless one says otherwise */
 	setenv("SHMEMCOMM_JOB_SECRET", "the unit test's job secret", 1);
 	rank_lists();
+	tree_shape();
 	allgather_in_rank_order();
 	missing_rank_is_named();
 	other_job_is_ignored();

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot/plugin.h"
 
@@ -127,27 +128,21 @@ static int fence(int collect, char *why, size_t len)
 	return 0;
 }
 
+static int pmix_publish(const char *key, const void *data, size_t len, char *why,
+			size_t why_len);
+
 static int pmix_allgather(const void *mine, size_t len, void *all, char *why, size_t why_len)
 {
 	char key[PMIX_MAX_KEYLEN + 1];
-	pmix_value_t value;
 	pmix_status_t status;
 	int err;
 
 	if (!len)
 		return fence(0, why, why_len);
 	snprintf(key, sizeof(key), "sc.ag.%lu", round_no++);
-	PMIX_VALUE_CONSTRUCT(&value);
-	value.type = PMIX_BYTE_OBJECT;
-	value.data.bo.bytes = (char *)mine;
-	value.data.bo.size = len;
-	status = PMIx_Put(PMIX_GLOBAL, key, &value);
-	if (status == PMIX_SUCCESS)
-		status = PMIx_Commit();
-	if (status != PMIX_SUCCESS)
-		return fail(why, why_len, -EIO, "%s: PMIx_Put or PMIx_Commit failed: %s (%d)",
-			    "PMIx", status);
-	err = fence(1, why, why_len);
+	err = pmix_publish(key, mine, len, why, why_len);
+	if (!err)
+		err = fence(1, why, why_len);
 	if (err)
 		return err;
 	for (uint32_t rank = 0; rank < job_size; rank++) {
@@ -178,14 +173,88 @@ static int pmix_allgather(const void *mine, size_t len, void *all, char *why, si
 	return 0;
 }
 
+static int pmix_publish(const char *key, const void *data, size_t len, char *why,
+			size_t why_len)
+{
+	pmix_value_t value;
+	pmix_status_t status;
+
+	PMIX_VALUE_CONSTRUCT(&value);
+	value.type = PMIX_BYTE_OBJECT;
+	value.data.bo.bytes = (char *)data;
+	value.data.bo.size = len;
+	status = PMIx_Put(PMIX_GLOBAL, key, &value);
+	if (status == PMIX_SUCCESS)
+		status = PMIx_Commit();
+	if (status != PMIX_SUCCESS)
+		return fail(why, why_len, -EIO, "%s: PMIx_Put or PMIx_Commit failed: %s (%d)",
+			    "PMIx", status);
+	return 0;
+}
+
+/* A PMIx_Get of a key not yet put waits for it (the server's direct modex), up to the timeout */
+static int pmix_lookup(int rank, const char *key, void *data, size_t len, char *why,
+		       size_t why_len)
+{
+	pmix_proc_t who;
+	pmix_info_t info;
+	pmix_value_t *got = NULL;
+	pmix_status_t status;
+
+	PMIX_LOAD_PROCID(&who, me.nspace, (pmix_rank_t)rank);
+	PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &timeout_seconds, PMIX_INT);
+	/*
+	 * Slurm's server holds the request until the key comes; Open MPI 4.1's
+	 * answers NOT-FOUND while the rank has not connected to it yet: ask
+	 * again, within the timeout
+	 */
+	for (long waited_us = 0, pause_us = 1000;; waited_us += pause_us) {
+		status = PMIx_Get(&who, key, &info, 1, &got);
+		if (status != PMIX_ERR_NOT_FOUND || waited_us >= 1000000L * timeout_seconds)
+			break;
+		/* 1 ms, doubling to 100 ms: a thousand ranks asking must not flood the server */
+		usleep((useconds_t)pause_us);
+		if (pause_us < 100000)
+			pause_us *= 2;
+	}
+	if (status == PMIX_ERR_NOT_FOUND)
+		status = PMIX_ERR_TIMEOUT;
+	PMIX_INFO_DESTRUCT(&info);
+	if (status != PMIX_SUCCESS) {
+		snprintf(why, why_len, "PMIx_Get of rank %d's %s: %s (%d)%s", rank, key,
+			 PMIx_Error_string(status), (int)status,
+			 status == PMIX_ERR_TIMEOUT ? ": it did not publish it within SHMEMCOMM_TIMEOUT; did it start?" : "");
+		return status == PMIX_ERR_TIMEOUT ? -ETIMEDOUT : -EIO;
+	}
+	if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != len) {
+		snprintf(why, why_len,
+			 "PMIx: rank %d gave %zu bytes under %s where %zu were expected: the ranks do not run the same library",
+			 rank, got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : 0, key, len);
+		PMIX_VALUE_RELEASE(got);
+		return -EPROTO;
+	}
+	memcpy(data, got->data.bo.bytes, len);
+	PMIX_VALUE_RELEASE(got);
+	return 0;
+}
+
 static void pmix_abort(int status, const char *message)
 {
 	/* every process of the namespace: the resource manager ends the job */
 	PMIx_Abort(status, message, NULL, 0);
 }
 
+/*
+ * With a fence first, as MPI_Finalize has: a process that leaves before its
+ * server has counted every process in is taken by Open MPI's mpirun for one
+ * that crashed (seen at 1,024 processes on 2 cores)
+ */
 static void pmix_finalize(void)
 {
+	char why[256];
+
+	/* Open MPI 4.1's server does not answer PMIX_EMBED_BARRIER's fence: one of our own */
+	fence(0, why, sizeof(why));
 	PMIx_Finalize(NULL, 0);
 }
 
@@ -194,6 +263,8 @@ static const struct sc_boot_plugin plugin = {
 	.name = "pmix",
 	.init = pmix_init,
 	.allgather = pmix_allgather,
+	.publish = pmix_publish,
+	.lookup = pmix_lookup,
 	.abort = pmix_abort,
 	.finalize = pmix_finalize,
 };
