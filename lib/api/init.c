@@ -233,6 +233,8 @@ static int init(const shmemx_init_attr_t *attr)
 	sc.me = sc.boot.rank;
 	sc.npes = sc.boot.size;
 	sc.internal_size = sc_internal_size(sc.npes);
+	sc_debug("PE %d: an internal area of %zu bytes before the heap, for %d PEs", sc.me,
+		 sc.internal_size, sc.npes);
 	if (sc_node_discover(&sc.node, &sc.boot, sc.force_rdma))
 		goto close_boot;
 	sc.cpus_shared = sc.node.local_size > sysconf(_SC_NPROCESSORS_ONLN);
