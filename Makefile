@@ -72,7 +72,7 @@ TORCH_EXT := $(TORCH_PKG)/_C.so
 all: $(LIB) $(SHARED) $(UNIT_TESTS) $(GUEST_TESTS) $(GUEST_PROVIDER) $(TOOLS) $(MP_TESTS) $(EXAMPLES) \
 	$(if $(HAVE_TORCH),torch) $(if $(HAVE_PMIX),$(PMIX_PLUGIN)) $(BOOT_BENCH)
 
-$(BOOT_BENCH): tools/bench/bootstrap.c $(LIB)
+$(BOOT_BENCH): tools/bench/bootstrap.c tools/bench/sockets.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) -Wl,-rpath,$(CURDIR)/$(BUILD) -libverbs -lm
 

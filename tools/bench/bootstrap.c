@@ -11,34 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "boot/bootstrap.h"
 #include "util/clock.h"
 
-static int open_sockets(void)
-{
-	DIR *fds = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	while (fds && (e = readdir(fds))) {
-		char path[300], target[64];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len > 0) {
-			target[len] = '\0';
-			n += !strncmp(target, "socket:", 7);
-		}
-	}
-	if (fds)
-		closedir(fds);
-	return n;
-}
+#include "sockets.h"
 
 int main(void)
 {

@@ -6,12 +6,13 @@
  * open sockets. Every PE touches nothing of the heap, so resident memory
  * is the library's own.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <shmem.h>
+
+#include "sockets.h"
 
 static long status_kib(const char *field)
 {
@@ -25,28 +26,6 @@ static long status_kib(const char *field)
 	if (f)
 		fclose(f);
 	return kib;
-}
-
-static int open_sockets(void)
-{
-	DIR *fds = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	while (fds && (e = readdir(fds))) {
-		char path[300], target[64];
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len > 0) {
-			target[len] = '\0';
-			n += !strncmp(target, "socket:", 7);
-		}
-	}
-	if (fds)
-		closedir(fds);
-	return n;
 }
 
 int main(void)
